@@ -1,0 +1,55 @@
+# SampleDeck: the two README commands (`make demo`, `make test`) and the rest.
+# Every target installs what it needs on a fresh Debian machine (when run as root).
+
+SWIFT       ?= swift
+APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc
+PY_PKGS     := genanki anki
+DEMO_DIR    := demo
+DECK        := .build/debug/deck
+
+.PHONY: deps pydeps build test demo bench lint-man clean
+
+# System packages: installed through apt-get when run as root and missing.
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "make: missing system packages:$$missing (run as root, or install them)" >&2; exit 1; fi; \
+	fi
+
+# Python peers for interop tests (genanki writes legacy .apkg; anki is current Anki's backend).
+pydeps:
+	@python3 -c 'import genanki, anki' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $(PY_PKGS)
+
+build: deps
+	$(SWIFT) build
+
+# The whole test suite, from scratch.
+test: deps pydeps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory lint-man
+
+# The main job on an example deck: create a deck from Fixtures/, list it, search it, check it, archive it.
+demo: build
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	$(DECK) create $(DEMO_DIR)/French.sampledeck --title "French verbs"
+	$(DECK) import $(DEMO_DIR)/French.sampledeck Fixtures/csv/french-verbs.csv
+	$(DECK) list $(DEMO_DIR)/French.sampledeck --sort front --limit 10
+	$(DECK) search $(DEMO_DIR)/French.sampledeck etre
+	$(DECK) check $(DEMO_DIR)/French.sampledeck
+	$(DECK) archive $(DEMO_DIR)/French.sampledeck -o $(DEMO_DIR)/French.sampledeck.zip
+	$(DECK) info $(DEMO_DIR)/French.sampledeck.zip
+
+# The benchmark suite, release build; writes docs/PERFORMANCE.md.
+bench: deps pydeps
+	$(SWIFT) build -c release
+	.build/release/deck-bench $(BENCH_ARGS)
+
+lint-man:
+	@if ls man/*.[0-9] >/dev/null 2>&1; then mandoc -T lint -W warning man/*.[0-9] && echo "mandoc: man pages clean"; fi
+
+clean:
+	rm -rf .build $(DEMO_DIR)

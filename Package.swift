@@ -1,0 +1,74 @@
+// swift-tools-version:6.0
+// SampleDeck: flash-card document packages (.sampledeck), a SwiftData-shaped persistence
+// library, interchange with CSV/TSV, JSON and Anki, and the `deck` command-line tool.
+import PackageDescription
+
+let package = Package(
+    name: "SampleDeck",
+    products: [
+        .library(name: "Persistence", targets: ["Persistence"]),
+        .library(name: "DeckDocument", targets: ["DeckDocument"]),
+        .library(name: "Interchange", targets: ["Interchange"]),
+        .executable(name: "deck", targets: ["deck"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages, through system-library targets)
+
+        // SQLite 3: the store of every deck.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libarchive: zip and tar archives of decks, and the zip container of Anki packages.
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // libzstd: the compression of current Anki packages (collection.anki21b, media).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+
+        // MARK: Low-level Swift layers
+
+        // A small Swift layer over SQLite: connections, statements, rows, transactions, backup.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // Archives through libarchive: deterministic writing, secure bounded extraction, zip reading.
+        .target(name: "Archive", dependencies: ["CArchive"]),
+
+        // MARK: Persistence
+
+        // The SwiftData-shaped persistence API: ModelContainer, ModelContext, FetchDescriptor.
+        .target(name: "Persistence", dependencies: ["SQLite"]),
+
+        // MARK: The document format
+
+        // The filter language of `--where` (parsing into a syntax tree, no I/O).
+        .target(name: "DeckFilter"),
+        // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
+        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter"]),
+
+        // MARK: Interchange
+
+        // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
+        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd"]),
+        // CSV/TSV, JSON, HTML and Anki mapping onto decks; batch conversion.
+        .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive"]),
+
+        // MARK: Command line
+
+        // A hand-written argument parser in swift-argument-parser's shape, with help and man pages.
+        .target(name: "ArgumentParsing"),
+        // The `deck` subcommands, testable in-process.
+        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive"]),
+        // The `deck` executable: hands over to DeckCommands.
+        .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
+        // The benchmark suite (release builds, run by `make bench`; not part of the tests).
+        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands"]),
+
+        // MARK: Tests
+
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite"]),
+        .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
+        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
+        .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,14 @@
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer; Swift cannot import it.
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+/// SQLITE_STATIC, for buffers that outlive the statement step.
+static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATIC; }
+
+/// sqlite3_db_config is variadic; one non-variadic shim per shape we use.
+static inline int csqlite_db_config_int(sqlite3 *db, int op, int value, int *out) {
+    return sqlite3_db_config(db, op, value, out);
+}
+#endif

@@ -1,0 +1,8 @@
+import DeckCommands
+
+@main
+struct Entrypoint {
+    static func main() async {
+        await DeckTool.main()
+    }
+}
