@@ -1,0 +1,286 @@
+import Foundation
+import SQLite
+
+/// Builds a schema 11 Anki collection (what `collection.anki2`/`collection.anki21` hold) in one
+/// SQLite transaction with prepared statements; note types and decks go into `col` as JSON at
+/// ``finish()``, indexes are built once at the end.
+///
+/// The file is scratch space (it is zipped, then deleted), so journaling and syncing are off.
+package final class AnkiCollectionWriter {
+    private let database: Database
+    private let url: URL
+    private let creationTime: Int64
+    private let modifiedMillis: Int64
+    private var noteTypes: [Int64: AnkiNoteType] = [:]
+    private var noteTypeOrder: [Int64] = []
+    private var decks: [Int64: AnkiDeck] = [:]
+    private var noteIDs: Set<Int64> = []
+    private var cardIDs: Set<Int64> = []
+    private var nextGeneratedID: Int64
+    private var nextNewPosition: Int64 = 1
+    private var finished = false
+    private let insertNote: Statement
+    private let insertCard: Statement
+    private let insertReview: Statement
+
+    /// Creates the collection file at `url` (which must not exist) and opens its transaction.
+    ///
+    /// - Parameters:
+    ///   - creationTime: `col.crt`, seconds since 1970; review cards' `due` counts days from it.
+    package init(url: URL, creationTime: Int64, now: Date = Date()) throws {
+        self.url = url
+        self.creationTime = creationTime
+        modifiedMillis = Int64(now.timeIntervalSince1970 * 1000)
+        nextGeneratedID = modifiedMillis
+        do {
+            database = try Database(path: url.path, mode: .create)
+            try database.execute("""
+                PRAGMA journal_mode = OFF;
+                PRAGMA synchronous = OFF;
+                PRAGMA foreign_keys = OFF;
+                PRAGMA page_size = 4096;
+                """)
+            try database.execute(Self.schema)
+            try database.execute("BEGIN IMMEDIATE")
+            insertNote = try database.prepare(
+                "INSERT INTO notes (id, guid, mid, mod, usn, tags, flds, sfld, csum, flags, data) VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')")
+            insertCard = try database.prepare("""
+                INSERT INTO cards (id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data)
+                VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')
+                """)
+            insertReview = try database.prepare(
+                "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)")
+        } catch {
+            throw AnkiError(.io, path: url.path, reason: "cannot create the collection: \(error.message)")
+        }
+        decks[1] = AnkiDeck(id: 1, name: "Default")
+    }
+
+    deinit { database.close() }
+
+    /// The note types added so far, by id.
+    package func noteType(_ id: Int64) -> AnkiNoteType? { noteTypes[id] }
+
+    /// Whether a deck with `id` was added (deck 1, "Default", always exists).
+    package func hasDeck(_ id: Int64) -> Bool { decks[id] != nil }
+
+    /// A fresh id, above every id handed out or seen so far (millisecond-timestamp style).
+    package func generateID() -> Int64 {
+        nextGeneratedID += 1
+        return nextGeneratedID
+    }
+
+    /// Adds or replaces a note type.
+    package func add(_ noteType: AnkiNoteType) throws {
+        try checkOpen()
+        guard !noteType.fields.isEmpty else { throw invalid("note type \"\(noteType.name)\" has no fields") }
+        guard !noteType.templates.isEmpty else { throw invalid("note type \"\(noteType.name)\" has no templates") }
+        guard noteType.sortFieldIndex >= 0, noteType.sortFieldIndex < noteType.fields.count else {
+            throw invalid("note type \"\(noteType.name)\" sorts by field \(noteType.sortFieldIndex), which it lacks")
+        }
+        if noteTypes.updateValue(noteType, forKey: noteType.id) == nil { noteTypeOrder.append(noteType.id) }
+        seen(noteType.id)
+    }
+
+    /// Adds or replaces a deck; its parents (`A` of `A::B`) are created at ``finish()`` if missing.
+    package func add(_ deck: AnkiDeck) throws {
+        try checkOpen()
+        guard !deck.path.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            throw invalid("deck name \"\(deck.name)\" has an empty part")
+        }
+        decks[deck.id] = deck
+        seen(deck.id)
+    }
+
+    /// Inserts a note; computes `sfld` and `csum`, gives it a GUID when it has none and an id when its id is 0.
+    @discardableResult
+    package func add(_ note: AnkiNote) throws -> AnkiNote {
+        try checkOpen()
+        guard let noteType = noteTypes[note.noteTypeID] else {
+            throw invalid("note \(note.id) uses note type \(note.noteTypeID), which was not added")
+        }
+        guard note.fields.count == noteType.fields.count else {
+            throw invalid("note \(note.id) has \(note.fields.count) fields; note type \"\(noteType.name)\" has \(noteType.fields.count)")
+        }
+        var note = note
+        if note.id == 0 { note.id = generateID() } else { seen(note.id) }
+        if note.guid.isEmpty { note.guid = AnkiText.newGUID() }
+        if note.modified == 0 { note.modified = modifiedMillis / 1000 }
+        guard noteIDs.insert(note.id).inserted else { throw invalid("note id \(note.id) was added twice") }
+        let sortField = AnkiText.stripHTMLPreservingMediaFilenames(note.fields[noteType.sortFieldIndex])
+        let statement = insertNote
+        statement.bind(int64: note.id, at: 1)
+        statement.bind(text: note.guid, at: 2)
+        statement.bind(int64: note.noteTypeID, at: 3)
+        statement.bind(int64: note.modified, at: 4)
+        statement.bind(text: AnkiText.joinTags(note.tags), at: 5)
+        statement.bind(text: AnkiText.joinFields(note.fields), at: 6)
+        if let number = Int64(sortField), String(number) == sortField {
+            statement.bind(int64: number, at: 7)   // Anki stores numeric sort fields as integers
+        } else {
+            statement.bind(text: sortField, at: 7)
+        }
+        statement.bind(int64: Int64(AnkiText.checksum(ofFirstField: note.fields[0])), at: 8)
+        try run(statement, "notes")
+        return note
+    }
+
+    /// Inserts a card; gives it an id when its id is 0, and a new-card position when it is new with `due` 0.
+    @discardableResult
+    package func add(_ card: AnkiCard) throws -> AnkiCard {
+        try checkOpen()
+        guard noteIDs.contains(card.noteID) else { throw invalid("card \(card.id) belongs to note \(card.noteID), which was not added") }
+        guard decks[card.deckID] != nil else { throw invalid("card \(card.id) is in deck \(card.deckID), which was not added") }
+        var card = card
+        if card.id == 0 { card.id = generateID() } else { seen(card.id) }
+        if card.modified == 0 { card.modified = modifiedMillis / 1000 }
+        if card.queue == .new && card.type == .new && card.due == 0 {
+            card.due = nextNewPosition
+        }
+        if card.type == .new { nextNewPosition = max(nextNewPosition, card.due + 1) }
+        guard cardIDs.insert(card.id).inserted else { throw invalid("card id \(card.id) was added twice") }
+        let s = insertCard
+        s.bind(int64: card.id, at: 1)
+        s.bind(int64: card.noteID, at: 2)
+        s.bind(int64: card.deckID, at: 3)
+        s.bind(int64: Int64(card.ordinal), at: 4)
+        s.bind(int64: card.modified, at: 5)
+        s.bind(int64: Int64(card.type.rawValue), at: 6)
+        s.bind(int64: Int64(card.queue.rawValue), at: 7)
+        s.bind(int64: card.due, at: 8)
+        s.bind(int64: card.interval, at: 9)
+        s.bind(int64: card.factor, at: 10)
+        s.bind(int64: card.reps, at: 11)
+        s.bind(int64: card.lapses, at: 12)
+        s.bind(int64: card.left, at: 13)
+        s.bind(int64: card.originalDue, at: 14)
+        s.bind(int64: card.originalDeckID, at: 15)
+        s.bind(int64: Int64(card.flags), at: 16)
+        try run(s, "cards")
+        return card
+    }
+
+    /// Inserts a review-history entry.
+    package func add(_ review: AnkiReview) throws {
+        try checkOpen()
+        guard cardIDs.contains(review.cardID) else {
+            throw invalid("review \(review.id) is of card \(review.cardID), which was not added")
+        }
+        let s = insertReview
+        s.bind(int64: review.id, at: 1)
+        s.bind(int64: review.cardID, at: 2)
+        s.bind(int64: Int64(review.ease), at: 3)
+        s.bind(int64: review.interval, at: 4)
+        s.bind(int64: review.lastInterval, at: 5)
+        s.bind(int64: review.factor, at: 6)
+        s.bind(int64: review.timeTaken, at: 7)
+        s.bind(int64: Int64(review.kind.rawValue), at: 8)
+        try run(s, "revlog")
+    }
+
+    /// Writes `col` (note types, decks and configuration as JSON), builds the indexes, commits
+    /// and closes the file.
+    package func finish() throws {
+        try checkOpen()
+        finished = true
+        addMissingParentDecks()
+        let json = LegacyCollectionJSON(creationTime: creationTime, modifiedMillis: modifiedMillis,
+                                        nextNewPosition: nextNewPosition)
+        do {
+            try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')", [
+                .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
+                .text(json.configuration(currentNoteType: noteTypeOrder.first ?? 0)),
+                .text(json.noteTypes(noteTypeOrder.compactMap { noteTypes[$0] })),
+                .text(json.decks(decks.values.sorted { $0.id < $1.id })),
+                .text(json.deckConfigurations()),
+            ])
+            try database.execute(Self.indexes)
+            try database.execute("COMMIT")
+            try database.execute("PRAGMA journal_mode = DELETE")
+        } catch {
+            database.close()
+            throw AnkiError(.io, path: url.path, reason: "cannot write the collection: \(error.message)")
+        }
+        database.close()
+    }
+
+    /// Abandons the collection (the caller deletes the file).
+    package func cancel() {
+        finished = true
+        database.close()
+    }
+
+    // MARK: - Helpers
+
+    private func seen(_ id: Int64) {
+        if id > nextGeneratedID && id < Int64.max - 1_000_000 { nextGeneratedID = id }
+    }
+
+    private func checkOpen() throws {
+        if finished { throw AnkiError(.closed, path: url.path, reason: "the collection was already finished") }
+    }
+
+    private func invalid(_ reason: String) -> AnkiError {
+        AnkiError(.invalidInput, path: url.path, reason: reason)
+    }
+
+    private func run(_ statement: Statement, _ table: String) throws {
+        do {
+            try statement.step()
+            statement.reset()
+        } catch {
+            statement.reset()
+            throw AnkiError(.io, path: url.path, reason: "cannot insert into \(table): \(error.message)")
+        }
+    }
+
+    /// Anki requires every parent of `A::B::C` to exist; adds the missing ones with fresh ids.
+    private func addMissingParentDecks() {
+        var names = Set(decks.values.map { $0.name.lowercased() })
+        for deck in decks.values.sorted(by: { $0.id < $1.id }) {
+            let parts = deck.path
+            guard parts.count > 1 else { continue }
+            for depth in 1..<parts.count {
+                let parent = parts[0..<depth].joined(separator: "::")
+                if names.insert(parent.lowercased()).inserted {
+                    let id = generateID()
+                    decks[id] = AnkiDeck(id: id, name: parent)
+                }
+            }
+        }
+    }
+
+    /// Schema 11, as Anki 2.1 created it (`ver` 11).
+    static let schema = """
+        CREATE TABLE col (
+            id integer PRIMARY KEY, crt integer NOT NULL, mod integer NOT NULL, scm integer NOT NULL,
+            ver integer NOT NULL, dty integer NOT NULL, usn integer NOT NULL, ls integer NOT NULL,
+            conf text NOT NULL, models text NOT NULL, decks text NOT NULL, dconf text NOT NULL, tags text NOT NULL);
+        CREATE TABLE notes (
+            id integer PRIMARY KEY, guid text NOT NULL, mid integer NOT NULL, mod integer NOT NULL,
+            usn integer NOT NULL, tags text NOT NULL, flds text NOT NULL, sfld integer NOT NULL,
+            csum integer NOT NULL, flags integer NOT NULL, data text NOT NULL);
+        CREATE TABLE cards (
+            id integer PRIMARY KEY, nid integer NOT NULL, did integer NOT NULL, ord integer NOT NULL,
+            mod integer NOT NULL, usn integer NOT NULL, type integer NOT NULL, queue integer NOT NULL,
+            due integer NOT NULL, ivl integer NOT NULL, factor integer NOT NULL, reps integer NOT NULL,
+            lapses integer NOT NULL, left integer NOT NULL, odue integer NOT NULL, odid integer NOT NULL,
+            flags integer NOT NULL, data text NOT NULL);
+        CREATE TABLE revlog (
+            id integer PRIMARY KEY, cid integer NOT NULL, usn integer NOT NULL, ease integer NOT NULL,
+            ivl integer NOT NULL, lastIvl integer NOT NULL, factor integer NOT NULL, time integer NOT NULL,
+            type integer NOT NULL);
+        CREATE TABLE graves (usn integer NOT NULL, oid integer NOT NULL, type integer NOT NULL);
+        """
+
+    /// Schema 11's indexes, built after the bulk insert.
+    static let indexes = """
+        CREATE INDEX ix_notes_usn ON notes (usn);
+        CREATE INDEX ix_cards_usn ON cards (usn);
+        CREATE INDEX ix_revlog_usn ON revlog (usn);
+        CREATE INDEX ix_cards_nid ON cards (nid);
+        CREATE INDEX ix_cards_sched ON cards (did, queue, due);
+        CREATE INDEX ix_revlog_cid ON revlog (cid);
+        CREATE INDEX ix_notes_csum ON notes (csum);
+        """
+}

@@ -1,0 +1,63 @@
+import Foundation
+@testable import Anki
+
+/// A temporary directory for one test, removed when the value goes away
+/// (swift-foundation's `FilePlayground` shape).
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("AnkiTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A path inside the directory.
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// Writes `data` to `name` and returns its URL.
+    @discardableResult
+    func write(_ name: String, _ data: Data) throws -> URL {
+        let target = file(name)
+        try data.write(to: target)
+        return target
+    }
+}
+
+/// The committed fixtures in Fixtures/anki.
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/anki", isDirectory: true)
+
+    static func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    /// The bytes the fixture script stores as "red dot.png" (a 2x2 PNG).
+    static func redDot() throws -> Data { try Data(contentsOf: mediaSource("red dot.png")) }
+
+    /// The bytes the fixture script stores as "bonjour.mp3": (i * 7 + 3) mod 256 for i in 0..<1000.
+    static let bonjour = Data((0..<1000).map { UInt8(($0 * 7 + 3) % 256) })
+
+    /// Media files as the fixtures hold them, by name, extracted once by the reader tests.
+    static func mediaSource(_ name: String) -> URL { directory.appendingPathComponent("media/\(name)") }
+}
+
+/// Runs a process and returns (status, stdout, stderr).
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
+    -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
