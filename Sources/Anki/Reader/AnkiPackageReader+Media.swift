@@ -1,0 +1,122 @@
+import Archive
+import Foundation
+
+extension AnkiPackageReader {
+    /// Extracts every media file into `directory` (created if missing), named as notes refer to
+    /// them, and returns name → file URL.
+    ///
+    /// One pass over the zip, streaming each file to disk (zstd-decompressed for current
+    /// packages) in bounded memory. Existing files in `directory` are never overwritten.
+    /// Files listed in the package but absent from the zip are skipped, then reported.
+    /// - Throws: ``AnkiError`` — ``AnkiError/Kind/missingMedia`` (after extracting the rest),
+    ///   ``AnkiError/Kind/io`` (a file exists, the disk is full), ``AnkiError/Kind/limitExceeded``,
+    ///   ``AnkiError/Kind/malformedCompression``, ``AnkiError/Kind/notAPackage`` (a damaged zip).
+    @discardableResult
+    public func extractMedia(to directory: URL) throws -> [String: URL] {
+        try checkReadable()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw AnkiError(.io, path: directory.path, reason: "cannot create the media directory")
+        }
+        var extracted: [String: URL] = [:]
+        try forEachMediaEntry(in: Set(media.map(\.entryName))) { reader, item in
+            let target = directory.appendingPathComponent(item.name)
+            try extract(reader, item, to: target)
+            extracted[item.name] = target
+        }
+        let missing = media.filter { extracted[$0.name] == nil }
+        if let first = missing.first {
+            throw AnkiError(.missingMedia, path: url.path, reason:
+                "\(missing.count) media file(s) listed but absent from the package, first \"\(first.name)\" (entry \(first.entryName))")
+        }
+        return extracted
+    }
+
+    /// Extracts one media file to `file` (which must not exist).
+    ///
+    /// Scans the zip up to the file's entry; to extract many files, ``extractMedia(to:)`` is one pass.
+    /// - Throws: ``AnkiError`` as ``extractMedia(to:)``.
+    public func extractMedia(_ item: AnkiMedia, to file: URL) throws {
+        try checkReadable()
+        var found = false
+        try forEachMediaEntry(in: [item.entryName]) { reader, _ in
+            try extract(reader, item, to: file)
+            found = true
+        }
+        if !found {
+            throw AnkiError(.missingMedia, path: url.path, reason: "media file \"\(item.name)\" (entry \(item.entryName)) is absent")
+        }
+    }
+
+    /// The bytes of one media file, refused past `limit` bytes.
+    /// - Throws: ``AnkiError`` as ``extractMedia(to:)``, ``AnkiError/Kind/limitExceeded`` past `limit`.
+    public func mediaData(_ item: AnkiMedia, limit: Int = 64 << 20) throws -> Data {
+        let file = temporaryFiles.appendingPathComponent("media-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try extractMedia(item, to: file)
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? nil
+        guard let size, size <= Int64(limit) else {
+            throw AnkiError(.limitExceeded, path: url.path, reason: "media file \"\(item.name)\" is larger than \(limit) bytes")
+        }
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw AnkiError(.io, path: file.path, reason: "cannot read back media file \"\(item.name)\"")
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func checkReadable() throws {
+        guard !isClosed else {
+            throw AnkiError(.closed, path: url.path, reason: "the package reader was closed")
+        }
+    }
+
+    /// Calls `body` for each zip entry whose name is in `entryNames`, with its media item.
+    private func forEachMediaEntry(in entryNames: Set<String>,
+                                   _ body: (ArchiveReader, AnkiMedia) throws -> Void) throws {
+        guard !entryNames.isEmpty else { return }
+        let byEntry = Dictionary(media.map { ($0.entryName, $0) }, uniquingKeysWith: { first, _ in first })
+        let reader = try PackageScan.open(url, limits: limits)
+        var remaining = entryNames
+        while !remaining.isEmpty, let entry = try PackageScan.archiveCall(url.path, { try reader.nextEntry() }) {
+            guard entry.type == .file, remaining.remove(entry.path) != nil, let item = byEntry[entry.path] else { continue }
+            try body(reader, item)
+        }
+    }
+
+    /// Streams the current entry to `target` through a temporary name, decompressing zstd for
+    /// current packages and checking the recorded size.
+    private func extract(_ reader: ArchiveReader, _ item: AnkiMedia, to target: URL) throws {
+        guard !FileManager.default.fileExists(atPath: target.path) else {
+            throw AnkiError(.io, path: target.path, reason: "a file already exists there")
+        }
+        let label = "\(url.path):\(item.entryName)"
+        let limit = min(limits.maxMediaFileSize, item.size.map { max($0, 0) } ?? .max)
+        let partial = temporaryFiles.appendingPathComponent("partial-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        if version.isZstdCompressed {
+            let compressed = temporaryFiles.appendingPathComponent("compressed-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: compressed) }
+            try PackageScan.archiveCall(url.path) { try reader.copyData(to: compressed) }
+            let size = try Zstd.decompress(file: compressed, to: partial, limit: limit, path: label)
+            if let expected = item.size, size != expected {
+                throw AnkiError(.malformedCompression, path: label,
+                                reason: "media file \"\(item.name)\" has \(size) bytes; the media list says \(expected)")
+            }
+        } else {
+            try PackageScan.archiveCall(url.path) { try reader.copyData(to: partial) }
+            let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? nil
+            if let size, size > limits.maxMediaFileSize {
+                throw AnkiError(.limitExceeded, path: label, reason: "media file \"\(item.name)\" is larger than \(limits.maxMediaFileSize) bytes")
+            }
+        }
+        do {
+            try FileManager.default.moveItem(at: partial, to: target)
+        } catch {
+            throw AnkiError(.io, path: target.path, reason: "cannot create the media file (\(error.localizedDescription))")
+        }
+    }
+}

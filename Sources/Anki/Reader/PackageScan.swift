@@ -1,0 +1,143 @@
+import Archive
+import Foundation
+
+/// One pass over a package's zip: reads `meta` and `media`, extracts every collection entry
+/// (`collection.anki2`, `.anki21`, `.anki21b`) to the working directory, decompressing anki21b.
+struct PackageScan {
+    private(set) var meta: [UInt8]?
+    private(set) var mediaList: Data?
+    private(set) var collections: [String: URL] = [:]
+    private let path: String
+    private let limits: AnkiReadLimits
+
+    static let collectionNames: Set<String> = ["collection.anki2", "collection.anki21", "collection.anki21b"]
+
+    init(url: URL, limits: AnkiReadLimits, workDirectory: URL) throws {
+        path = url.path
+        self.limits = limits
+        let reader = try PackageScan.open(url, limits: limits)
+        while let entry = try PackageScan.archiveCall(path, { try reader.nextEntry() }) {
+            guard entry.type == .file else { continue }
+            switch entry.path {
+            case "meta":
+                meta = Array(try readSmall(reader, entry: entry, limit: 1 << 16, workDirectory: workDirectory))
+            case "media":
+                mediaList = try readSmall(reader, entry: entry, limit: limits.maxMediaListSize, workDirectory: workDirectory)
+            case let name where Self.collectionNames.contains(name):
+                guard collections[name] == nil else {
+                    throw AnkiError(.notAPackage, path: path, reason: "\(name) appears twice in the package")
+                }
+                collections[name] = try extractCollection(reader, entry: entry, workDirectory: workDirectory)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// The package version: from `meta`, else 2 when `collection.anki21` exists, else 1.
+    func version() throws -> AnkiPackageVersion {
+        guard let meta else {
+            return collections["collection.anki21"] != nil ? .legacy2 : .legacy1
+        }
+        let decoded = try PackageMetadata(decoding: meta, path: "\(path):meta")
+        guard let version = AnkiPackageVersion(rawValue: decoded.version) else {
+            throw AnkiError(.unsupportedVersion, path: path,
+                            reason: "package version \(decoded.version) is not supported (1 to 3 are); it may be from a newer Anki")
+        }
+        return version
+    }
+
+    /// The media list: a JSON map `{"0": "name", …}` for legacy packages, zstd protobuf for current ones.
+    func mediaList(version: AnkiPackageVersion) throws -> [AnkiMedia] {
+        guard let data = mediaList else { return [] }
+        let label = "\(path):media"
+        var media: [AnkiMedia]
+        if version.isZstdCompressed {
+            let raw = try Zstd.decompress(data, limit: limits.maxMediaListSize, path: label)
+            let entries = try MediaEntries(decoding: Array(raw), path: label)
+            media = entries.entries.enumerated().map { index, entry in
+                AnkiMedia(entryName: String(entry.legacyZipFilename.map(Int.init) ?? index), name: entry.name,
+                          size: Int64(entry.size), sha1: entry.sha1.isEmpty ? nil : entry.sha1)
+            }
+        } else {
+            let map: [String: String]
+            do {
+                map = try JSONDecoder().decode([String: String].self, from: data)
+            } catch {
+                throw AnkiError(.malformedJSON, path: label, reason: "the media map is not valid: \(LegacyJSON.describe(error))")
+            }
+            media = map.map { AnkiMedia(entryName: $0.key, name: $0.value) }
+            media.sort { (Int($0.entryName) ?? .max, $0.entryName) < (Int($1.entryName) ?? .max, $1.entryName) }
+        }
+        var names = Set<String>()
+        for item in media {
+            guard AnkiMedia.isSafeFileName(item.name) else {
+                throw AnkiError(.badMediaName, path: label, reason: "unsafe media file name \"\(item.name)\"")
+            }
+            guard names.insert(item.name).inserted else {
+                throw AnkiError(.badMediaName, path: label, reason: "media file name \"\(item.name)\" appears twice")
+            }
+        }
+        return media
+    }
+
+    // MARK: - Helpers
+
+    static func open(_ url: URL, limits: AnkiReadLimits) throws -> ArchiveReader {
+        try archiveCall(url.path) { try ArchiveReader(url: url, limits: limits.archive) }
+    }
+
+    /// Runs an archive operation, turning its errors into ``AnkiError``s.
+    static func archiveCall<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ArchiveError {
+            let reason = error.entry.map { "\($0): \(error.reason)" } ?? error.reason
+            switch error.kind {
+            case .malformed, .unsafeEntry: throw AnkiError(.notAPackage, path: path, reason: "not a readable zip archive: \(reason)")
+            case .limitExceeded: throw AnkiError(.limitExceeded, path: path, reason: reason)
+            case .io, .alreadyExists, .invalidArgument: throw AnkiError(.io, path: path, reason: reason)
+            }
+        }
+    }
+
+    /// Reads a small entry, refusing it past `limit` bytes without holding more than that in memory.
+    private func readSmall(_ reader: ArchiveReader, entry: ArchiveEntry, limit: Int, workDirectory: URL) throws -> Data {
+        if let size = entry.size, size > Int64(limit) {
+            throw AnkiError(.limitExceeded, path: path, reason: "\(entry.path) is larger than \(limit) bytes")
+        }
+        if entry.size != nil {
+            return try Self.archiveCall(path) { try reader.readData() }
+        }
+        // No declared size (a streamed zip entry): spool to disk, then check.
+        let spool = workDirectory.appendingPathComponent("spool-\(entry.path)")
+        defer { try? FileManager.default.removeItem(at: spool) }
+        try Self.archiveCall(path) { try reader.copyData(to: spool) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: spool.path)[.size] as? Int64) ?? nil
+        guard let size, size <= Int64(limit) else {
+            throw AnkiError(.limitExceeded, path: path, reason: "\(entry.path) is larger than \(limit) bytes")
+        }
+        do {
+            return try Data(contentsOf: spool)
+        } catch {
+            throw AnkiError(.io, path: spool.path, reason: "cannot read back \(entry.path)")
+        }
+    }
+
+    private func extractCollection(_ reader: ArchiveReader, entry: ArchiveEntry, workDirectory: URL) throws -> URL {
+        let name = entry.path
+        let target = workDirectory.appendingPathComponent(name)
+        if name == "collection.anki21b" {
+            let compressed = workDirectory.appendingPathComponent(name + ".zst")
+            defer { try? FileManager.default.removeItem(at: compressed) }
+            try Self.archiveCall(path) { try reader.copyData(to: compressed) }
+            try Zstd.decompress(file: compressed, to: target, limit: limits.maxCollectionSize, path: "\(path):\(name)")
+        } else {
+            if let size = entry.size, size > limits.maxCollectionSize {
+                throw AnkiError(.limitExceeded, path: path, reason: "\(name) is larger than \(limits.maxCollectionSize) bytes")
+            }
+            try Self.archiveCall(path) { try reader.copyData(to: target) }
+        }
+        return target
+    }
+}
