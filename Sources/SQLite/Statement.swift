@@ -116,9 +116,14 @@ public final class Statement {
     public func reset() { sqlite3_reset(handle) }
 
     /// Binds `values`, runs the statement to completion and resets it.
-    public func execute(_ values: [SQLValue] = []) throws(DatabaseError) {
+    public func execute(_ values: [SQLValue]) throws(DatabaseError) {
+        try bind(values)
+        try execute()
+    }
+
+    /// Runs the statement to completion with its current bindings and resets it.
+    public func execute() throws(DatabaseError) {
         defer { sqlite3_reset(handle) }
-        if !values.isEmpty || parameterCount > 0 { try bind(values) }
         while try step() {}
     }
 

@@ -1,0 +1,122 @@
+import Foundation
+import SQLite
+
+/// The owner of a schema and its stores: the object an app creates once per document.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Card.self,
+///     configurations: ModelConfiguration(url: storeURL))
+/// let context = container.mainContext
+/// ```
+///
+/// A container with several configurations keeps each configuration's models in its own
+/// store file. Two containers share nothing, so many documents can be open at once.
+/// Containers are `Sendable`; create a ``ModelContext`` per task to work on another task.
+public final class ModelContainer: @unchecked Sendable {
+    /// The schema of every model the container stores.
+    public let schema: Schema
+    /// The configurations, in the order given.
+    public let configurations: [ModelConfiguration]
+    let stores: [Store]
+    private let lock = NSLock()
+    private var _mainContext: ModelContext?
+    private var closed = false
+
+    /// Creates a container for model types (and the types their relationships reach).
+    ///
+    /// With no configuration, the store lives in memory.
+    /// - Throws: ``PersistenceError`` when a store can't be opened, is newer than the schema,
+    ///   or doesn't match it.
+    public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(types), configurations: configurations)
+    }
+
+    /// Creates a container for a schema, migrating stores with `migrationPlan` when needed.
+    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                configurations: [ModelConfiguration]) throws {
+        self.schema = schema
+        let configurations = configurations.isEmpty ? [ModelConfiguration(isStoredInMemoryOnly: true)] : configurations
+        self.configurations = configurations
+        // Assign every entity hierarchy to the first configuration that names it, else to the
+        // first configuration without a subset.
+        var assignment: [Int: [Schema.Entity]] = [:]
+        let fallback = configurations.firstIndex { $0.schemaTypeNames == nil } ?? 0
+        for entity in schema.entities {
+            let root = entity.rootEntity.name
+            let index = configurations.firstIndex { $0.schemaTypeNames?.contains(root) == true } ?? fallback
+            entity.storeIndex = index
+            assignment[index, default: []].append(entity)
+        }
+        var stores: [Store] = []
+        for (index, configuration) in configurations.enumerated() {
+            let store = try Store(configuration: configuration, entities: assignment[index] ?? [], index: index)
+            try StoreSetup(store: store, schema: schema, migrationPlan: migrationPlan).run()
+            stores.append(store)
+        }
+        self.stores = stores
+    }
+
+    deinit { closeStores() }
+
+    /// The main context: autosave on, as in SwiftData.
+    public var mainContext: ModelContext {
+        lock.lock()
+        defer { lock.unlock() }
+        if let context = _mainContext { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        _mainContext = context
+        return context
+    }
+
+    func store(for entity: Schema.Entity) -> Store { stores[entity.storeIndex] }
+
+    /// Deletes every row of every model in every store.
+    public func deleteAllData() throws {
+        for store in stores {
+            try store.withDatabase { db in
+                guard store.configuration.allowsSave else { throw PersistenceError.readOnlyStore(path: store.path) }
+                do {
+                    try db.transaction {
+                        let tables = try db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ?", [.text(Schema.metadataTable)])
+                        for case .text(let table)? in tables.map(\.first) {
+                            try db.execute("DELETE FROM \(quoteIdentifier(table))")
+                        }
+                    }
+                } catch { throw PersistenceError.wrap(error) }
+            }
+        }
+        _mainContext?.resetAfterExternalChange()
+    }
+
+    /// Saves the main context if autosave is on, checkpoints and closes every store.
+    ///
+    /// Afterwards a file store is a single file with no `-wal` or `-shm` beside it. Further
+    /// use of the container or its contexts fails.
+    public func close() throws {
+        if let context = _mainContext, context.autosaveEnabled, context.hasChanges, stores.allSatisfy({ $0.configuration.allowsSave }) {
+            try context.save()
+        }
+        closeStores()
+    }
+
+    private func closeStores() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
+        closed = true
+        for store in stores { store.close() }
+    }
+
+    /// Runs `body` with the raw connection of the store holding `type` (for bookkeeping,
+    /// full-text indexes and other SQL a model layer can't express).
+    public func withDatabase<T>(for type: any PersistentModel.Type, _ body: (Database) throws -> T) throws -> T {
+        guard let entity = schema.entity(forType: type) else { throw PersistenceError.unknownEntity(type.entityName) }
+        return try store(for: entity).withDatabase(body)
+    }
+}
+
+extension ModelContainer {
+    /// Called after any context of this container saved changes to these entities.
+    func notifySaved(entities: Set<String>) {}
+}

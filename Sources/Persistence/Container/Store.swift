@@ -1,0 +1,60 @@
+import Foundation
+import SQLite
+
+/// One open store of a container: its configuration, its connection and the entities it holds.
+///
+/// Contexts of one container share the store's connection; the lock serialises them, so
+/// contexts on different tasks never interleave statements or transactions.
+final class Store: @unchecked Sendable {
+    let configuration: ModelConfiguration
+    let database: Database
+    let entities: [Schema.Entity]
+    let index: Int
+    private let lock = NSRecursiveLock()
+    /// The next primary key to hand out per table, valid while a write transaction is open.
+    var nextPrimaryKeys: [String: Int64] = [:]
+
+    var identifier: String { configuration.name }
+    var path: String { configuration.url?.path ?? ":memory:" }
+
+    init(configuration: ModelConfiguration, entities: [Schema.Entity], index: Int) throws {
+        self.configuration = configuration
+        self.entities = entities
+        self.index = index
+        do {
+            database = try Store.open(configuration)
+        } catch {
+            throw PersistenceError.cannotOpenStore(path: configuration.url?.path ?? ":memory:", reason: error.message)
+        }
+    }
+
+    private static func open(_ configuration: ModelConfiguration) throws(DatabaseError) -> Database {
+        guard !configuration.isStoredInMemoryOnly, let url = configuration.url else { return try Database.inMemory() }
+        if configuration.allowsSave {
+            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let database = try Database(path: url.path, mode: configuration.allowsSave ? .create : .readOnly)
+        if configuration.allowsSave && configuration.usesWriteAheadLog {
+            try database.setJournalMode(.wal)
+        }
+        return database
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    func withDatabase<T>(_ body: (Database) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// Checkpoints the WAL into the store and closes the connection.
+    func close() {
+        withDatabase { db in
+            if configuration.allowsSave && !configuration.isStoredInMemoryOnly {
+                try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                _ = try? db.setJournalMode(.delete)
+            }
+            db.close()
+        }
+    }
+}

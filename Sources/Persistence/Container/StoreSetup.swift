@@ -1,0 +1,124 @@
+import Foundation
+import SQLite
+
+/// Brings a freshly opened store in line with the schema: creates tables, checks the
+/// recorded schema version, adds columns that a lightweight change introduced.
+struct StoreSetup {
+    let store: Store
+    let schema: Schema
+    let migrationPlan: (any SchemaMigrationPlan.Type)?
+
+    static let versionKey = "schemaVersion"
+
+    func run() throws {
+        do {
+            try store.withDatabase { db in
+                let storedVersion = try readVersion(db)
+                if let storedVersion, storedVersion > schema.version {
+                    throw PersistenceError.storeIsNewer(path: store.path, storeVersion: storedVersion.description,
+                                                        knownVersion: schema.version.description)
+                }
+                guard store.configuration.allowsSave else {
+                    try verifyReadOnly(db)
+                    return
+                }
+                try db.transaction(.immediate) {
+                    try db.execute("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(Schema.metadataTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+                    try createOrAlter(db)
+                    try db.execute("INSERT INTO \(quoteIdentifier(Schema.metadataTable)) VALUES (?, ?) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
+                                   [.text(Self.versionKey), .text(schema.version.description)])
+                }
+            }
+        } catch let error as DatabaseError {
+            throw PersistenceError.cannotOpenStore(path: store.path, reason: error.message)
+        }
+    }
+
+    func readVersion(_ db: Database) throws -> Schema.Version? {
+        guard try db.tableExists(Schema.metadataTable) else { return nil }
+        let text = try db.scalar("SELECT \"value\" FROM \(quoteIdentifier(Schema.metadataTable)) WHERE \"key\" = ?", [.text(Self.versionKey)], as: String.self)
+        return text.flatMap(Schema.Version.init(string:))
+    }
+
+    private var tables: [Schema.Entity] { store.entities.filter { $0.superentity == nil } }
+
+    /// Creates missing tables and indexes; adds columns missing from existing tables.
+    func createOrAlter(_ db: Database) throws {
+        let names = Set(store.entities.map(\.name))
+        for statement in schema.makeDDL() where belongsToStore(statement, names: names) {
+            if statement.hasPrefix("CREATE TABLE"), let table = tableName(in: statement), try db.tableExists(table) {
+                try addMissingColumns(db, table: table)
+                continue
+            }
+            try db.execute(statement)
+        }
+    }
+
+    private func tableName(in statement: String) -> String? {
+        guard let start = statement.range(of: "IF NOT EXISTS \"")?.upperBound,
+              let end = statement[start...].firstIndex(of: "\"") else { return nil }
+        return String(statement[start..<end])
+    }
+
+    private func belongsToStore(_ statement: String, names: Set<String>) -> Bool {
+        // Statements name their table right after IF NOT EXISTS (tables) or after ON (indexes).
+        let table: String?
+        if statement.hasPrefix("CREATE TABLE") { table = tableName(in: statement) }
+        else if let on = statement.range(of: " ON \"") {
+            table = statement[on.upperBound...].split(separator: "\"").first.map(String.init)
+        } else { table = nil }
+        guard let table else { return false }
+        if names.contains(table) { return true }
+        // Join tables are named <Entity>_<relationship>.
+        return names.contains { table.hasPrefix($0 + "_") }
+    }
+
+    /// Lightweight evolution: a column the schema has and the table lacks is added, with the
+    /// value a new model would have as its default (so existing rows get it).
+    private func addMissingColumns(_ db: Database, table: String) throws {
+        let existing = Set(try db.columns(of: table))
+        guard let root = store.entities.first(where: { $0.name == table }) else { return }
+        for entity in root.hierarchy {
+            let prototype = entity.make()
+            for attribute in entity.attributes where !existing.contains(attribute.name) {
+                if let original = attribute.originalName, existing.contains(original) {
+                    try db.execute("ALTER TABLE \(quoteIdentifier(table)) RENAME COLUMN \(quoteIdentifier(original)) TO \(quoteIdentifier(attribute.name))")
+                    continue
+                }
+                let value = attribute.read(prototype)
+                let notNull = (!attribute.isOptional && entity === root && !value.isNull) ? " NOT NULL" : ""
+                let defaultClause = value.isNull ? "" : " DEFAULT \(sqlLiteral(value))"
+                try db.execute("ALTER TABLE \(quoteIdentifier(table)) ADD COLUMN \(quoteIdentifier(attribute.name)) \(attribute.sqlType)\(notNull)\(defaultClause)")
+            }
+            for relationship in entity.relationships where !relationship.isToMany && !existing.contains(relationship.name) {
+                try db.execute("ALTER TABLE \(quoteIdentifier(table)) ADD COLUMN \(quoteIdentifier(relationship.name)) INTEGER")
+            }
+        }
+    }
+
+    /// Checks that a read-only store has every table the schema needs.
+    private func verifyReadOnly(_ db: Database) throws {
+        for root in tables {
+            guard try db.tableExists(root.name) else {
+                throw PersistenceError.incompatibleStore(path: store.path, reason: "table \(root.name) is missing")
+            }
+            let existing = Set(try db.columns(of: root.name))
+            for entity in root.hierarchy {
+                for column in entity.columnNames where !existing.contains(column) {
+                    throw PersistenceError.incompatibleStore(path: store.path, reason: "column \(root.name).\(column) is missing")
+                }
+            }
+        }
+    }
+}
+
+/// A value as an SQL literal (for DEFAULT clauses; never for user data in queries).
+func sqlLiteral(_ value: SQLValue) -> String {
+    switch value {
+    case .null: "NULL"
+    case .integer(let v): String(v)
+    case .real(let v): v.isFinite ? "\(v)" : "NULL"
+    case .text(let v): "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let v): "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
+    }
+}

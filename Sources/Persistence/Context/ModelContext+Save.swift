@@ -1,0 +1,265 @@
+import Foundation
+import SQLite
+
+extension ModelContext {
+    /// Posted before a save writes anything; `object` is the context.
+    public static let willSave = Notification.Name("Persistence.ModelContext.willSave")
+    /// Posted after a save committed; `userInfo` holds identifiers under ``NotificationKey``.
+    public static let didSave = Notification.Name("Persistence.ModelContext.didSave")
+
+    /// The `userInfo` keys of ``didSave``.
+    public enum NotificationKey: String {
+        case insertedIdentifiers, updatedIdentifiers, deletedIdentifiers
+    }
+
+    /// Writes every pending insert, change and delete in one transaction per store.
+    ///
+    /// All or nothing: when any statement fails, the transaction rolls back and the context
+    /// keeps its pending changes, so the caller can fix them and save again.
+    /// - Throws: ``PersistenceError/readOnlyStore(path:)`` for a store opened without
+    ///   `allowsSave`; ``PersistenceError/deleteDenied(entity:relationship:)``;
+    ///   ``PersistenceError/database(_:)`` with SQLite's error (constraint, busy, full, …).
+    public func save() throws {
+        processPendingChanges()
+        let inserts = insertionOrder
+        let deletes = Array(deletedModels.values)
+        var updates: [(any PersistentModel, Schema.Entity)] = []
+        var linkOwners: [(any PersistentModel, Schema.Entity)] = []
+        for models in registry.values {
+            for model in models.values where model.persistentBackingData.state == .registered {
+                guard let entity = entity(of: model), let snapshot = model.persistentBackingData.snapshot else { continue }
+                if storedValues(of: model, entity: entity) != snapshot { updates.append((model, entity)) }
+                if hasLinkChanges(model) { linkOwners.append((model, entity)) }
+            }
+        }
+        guard !inserts.isEmpty || !deletes.isEmpty || !updates.isEmpty || !linkOwners.isEmpty else { return }
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+        for model in inserts { (model as? any WillSaveHook)?.willSave() }
+        for (model, _) in updates { (model as? any WillSaveHook)?.willSave() }
+
+        // Group the work by store.
+        var storesTouched: Set<Int> = []
+        var insertEntities: [(any PersistentModel, Schema.Entity)] = []
+        for model in inserts {
+            let entity = try requireEntity(of: model)
+            insertEntities.append((model, entity))
+            storesTouched.insert(entity.storeIndex)
+            if case .inserted = model.persistentBackingData.state {} else { continue }
+        }
+        let deleteEntities = try deletes.map { ($0, try requireEntity(of: $0)) }
+        for (_, entity) in updates + deleteEntities + linkOwners { storesTouched.insert(entity.storeIndex) }
+        for index in storesTouched where !container.stores[index].configuration.allowsSave {
+            throw PersistenceError.readOnlyStore(path: container.stores[index].path)
+        }
+        try checkRelationshipCounts(insertEntities + updates)
+
+        var written: [ObjectIdentifier: [SQLValue]] = [:]
+        var assigned: [(any PersistentModel, Int64)] = []
+        do {
+            for index in storesTouched.sorted() {
+                let store = container.stores[index]
+                try store.withDatabase { db in
+                    try db.transaction(.immediate) {
+                        try writeDeny(deleteEntities.filter { $0.1.storeIndex == index }, db: db)
+                        try assignKeys(insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
+                        for (model, entity) in insertEntities where entity.storeIndex == index {
+                            written[ObjectIdentifier(model)] = try writeInsert(model, entity: entity, db: db)
+                        }
+                        for (model, entity) in updates where entity.storeIndex == index {
+                            written[ObjectIdentifier(model)] = try writeUpdate(model, entity: entity, db: db)
+                        }
+                        for (model, entity) in insertEntities + linkOwners where entity.storeIndex == index {
+                            try writeLinks(model, entity: entity, db: db)
+                        }
+                        for (model, entity) in deleteEntities where entity.storeIndex == index {
+                            try db.cachedStatement("DELETE FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?")
+                                .execute([.integer(model.persistentBackingData.primaryKey)])
+                        }
+                    }
+                }
+            }
+        } catch {
+            // Nothing was committed for the failing store: give inserted models back their
+            // temporary keys so the context is as before.
+            for (model, temporary) in assigned where model.persistentBackingData.state == .inserted {
+                model.persistentBackingData.primaryKey = temporary
+            }
+            throw PersistenceError.wrap(error)
+        }
+
+        // Committed: the context's view becomes the stored state.
+        var insertedIDs: [PersistentIdentifier] = [], updatedIDs: [PersistentIdentifier] = [], deletedIDs: [PersistentIdentifier] = []
+        for (model, entity) in insertEntities {
+            model.persistentBackingData.state = .registered
+            model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
+            registry[tableKey(entity), default: [:]][model.persistentBackingData.primaryKey] = model
+            markLinksSaved(model)
+            insertedIDs.append(model.persistentModelID)
+        }
+        for (model, _) in updates {
+            model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
+            updatedIDs.append(model.persistentModelID)
+        }
+        for (model, _) in linkOwners { markLinksSaved(model) }
+        for (model, entity) in deleteEntities {
+            deletedIDs.append(model.persistentModelID)
+            registry[tableKey(entity)]?[model.persistentBackingData.primaryKey] = nil
+            model.persistentBackingData.context = nil
+        }
+        clearPending()
+        if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
+        postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
+    }
+
+    func postDidSave(inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
+            NotificationKey.insertedIdentifiers.rawValue: inserted,
+            NotificationKey.updatedIdentifiers.rawValue: updated,
+            NotificationKey.deletedIdentifiers.rawValue: deleted,
+        ])
+        container.notifySaved(entities: Set((inserted + updated + deleted).map(\.entityName)))
+    }
+
+    // MARK: Writing
+
+    /// Gives inserted models their primary keys: one past the table's largest, counted up.
+    private func assignKeys(_ models: [(any PersistentModel, Schema.Entity)], db: Database, assigned: inout [(any PersistentModel, Int64)]) throws {
+        var next: [String: Int64] = [:]
+        for (model, entity) in models {
+            let table = entity.tableName
+            if next[table] == nil {
+                next[table] = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(table))", as: Int64.self) ?? 0) + 1
+            }
+            let key = next[table] ?? 1
+            next[table] = key + 1
+            assigned.append((model, model.persistentBackingData.primaryKey))
+            model.persistentBackingData.primaryKey = key
+        }
+    }
+
+    private func insertSQL(_ entity: Schema.Entity) -> String {
+        var columns = ["pk"]
+        if entity.usesDiscriminator { columns.append("entity") }
+        columns += entity.columnNames
+        var sql = "INSERT INTO \(quoteIdentifier(entity.tableName)) (" + columns.map(quoteIdentifier).joined(separator: ", ")
+            + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+        if !entity.uniqueConstraints.isEmpty {
+            // An insert that collides on a unique constraint updates the existing row (upsert).
+            let assignments = entity.columnNames.map { "\(quoteIdentifier($0)) = excluded.\(quoteIdentifier($0))" }.joined(separator: ", ")
+            for unique in entity.uniqueConstraints {
+                sql += " ON CONFLICT(" + unique.map(quoteIdentifier).joined(separator: ", ") + ") DO UPDATE SET \(assignments)"
+            }
+            sql += " RETURNING \"pk\""
+        }
+        return sql
+    }
+
+    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> [SQLValue] {
+        let statement = try db.cachedStatement(insertSQL(entity))
+        let values = storedValues(of: model, entity: entity)
+        statement.bind(int64: model.persistentBackingData.primaryKey, at: 1)
+        var index: Int32 = 2
+        if entity.usesDiscriminator {
+            statement.bind(text: entity.name, at: 2)
+            index = 3
+        }
+        for value in values {
+            statement.bind(value, at: index)
+            index += 1
+        }
+        if entity.uniqueConstraints.isEmpty {
+            try statement.execute()
+        } else {
+            defer { statement.reset() }
+            if try statement.step() {
+                let key = statement.int64(at: 0)
+                if key != model.persistentBackingData.primaryKey {
+                    // Upsert: the model takes over the existing row.
+                    if let previous = registry[tableKey(entity)]?[key], previous !== model {
+                        previous.persistentBackingData.state = .detached
+                        previous.persistentBackingData.context = nil
+                    }
+                    model.persistentBackingData.primaryKey = key
+                }
+            }
+            while try statement.step() {}
+        }
+        return values
+    }
+
+    private func writeUpdate(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> [SQLValue] {
+        let values = storedValues(of: model, entity: entity)
+        guard let snapshot = model.persistentBackingData.snapshot else { return values }
+        let changed = values.indices.filter { values[$0] != snapshot[$0] }
+        guard !changed.isEmpty else { return values }
+        let sql = "UPDATE \(quoteIdentifier(entity.tableName)) SET "
+            + changed.map { "\(quoteIdentifier(entity.columnNames[$0])) = ?" }.joined(separator: ", ") + " WHERE \"pk\" = ?"
+        try db.cachedStatement(sql).execute(changed.map { values[$0] } + [.integer(model.persistentBackingData.primaryKey)])
+        return values
+    }
+
+    private func hasLinkChanges(_ model: any PersistentModel) -> Bool {
+        model.persistentBackingData.relationships.values.contains { content in
+            if case .toMany(let current, let original) = content { return !sameMembers(current, original ?? []) }
+            return false
+        }
+    }
+
+    /// Writes join-table rows for many-to-many relationships that changed.
+    private func writeLinks(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws {
+        for relationship in entity.relationships where relationship.isToMany {
+            guard case .toMany(let current, let original)? = model.persistentBackingData.relationships[relationship.keyPath],
+                  case .joinTable(let table, let source, let target)? = schema.storage(ofToMany: relationship, in: entity) else { continue }
+            let before = Set((original ?? []).map(ObjectIdentifier.init)), after = Set(current.map(ObjectIdentifier.init))
+            let owner = model.persistentBackingData.primaryKey
+            for case let member as any PersistentModel in current where !before.contains(ObjectIdentifier(member)) {
+                try db.cachedStatement("INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\(quoteIdentifier(source)), \(quoteIdentifier(target))) VALUES (?, ?)")
+                    .execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
+            }
+            for case let member as any PersistentModel in original ?? [] where !after.contains(ObjectIdentifier(member)) {
+                try db.cachedStatement("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(source)) = ? AND \(quoteIdentifier(target)) = ?")
+                    .execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
+            }
+        }
+    }
+
+    private func markLinksSaved(_ model: any PersistentModel) {
+        for (keyPath, content) in model.persistentBackingData.relationships {
+            if case .toMany(let current, _) = content {
+                model.persistentBackingData.relationships[keyPath] = .toMany(current: current, original: current)
+            }
+        }
+    }
+
+    private func writeDeny(_ deletes: [(any PersistentModel, Schema.Entity)], db: Database) throws {
+        let deleting = Set(deletes.map { ObjectIdentifier($0.0) })
+        for (model, entity) in deletes {
+            for relationship in entity.relationships where relationship.deleteRule == .deny {
+                // Members also being deleted don't count.
+                let members = try relatedModels(of: model, relationship, entity: entity)
+                if members.contains(where: { !deleting.contains(ObjectIdentifier($0)) }) {
+                    throw PersistenceError.deleteDenied(entity: entity.name, relationship: relationship.name)
+                }
+            }
+        }
+    }
+
+    private func checkRelationshipCounts(_ models: [(any PersistentModel, Schema.Entity)]) throws {
+        for (model, entity) in models {
+            for relationship in entity.relationships where relationship.isToMany && (relationship.minimumModelCount != nil || relationship.maximumModelCount != nil) {
+                guard case .toMany(let current, _)? = model.persistentBackingData.relationships[relationship.keyPath] else { continue }
+                let low = relationship.minimumModelCount ?? 0, high = relationship.maximumModelCount ?? Int.max
+                if current.count < low || current.count > high {
+                    throw PersistenceError.relationshipCount(entity: entity.name, relationship: relationship.name, count: current.count,
+                                                             bounds: "\(low)...\(high == Int.max ? "" : String(high))")
+                }
+            }
+        }
+    }
+}
+
+/// A model that wants to adjust itself right before it is written (for example to stamp a
+/// modification date). Called for inserted and changed models.
+public protocol WillSaveHook: AnyObject {
+    func willSave()
+}

@@ -1,0 +1,348 @@
+import Foundation
+import SQLite
+
+/// A workspace of models: it tracks inserts, changes and deletes and writes them in one
+/// transaction on ``save()``, as SwiftData's `ModelContext` does.
+///
+/// A context keeps one object per stored row (an identity map): fetching the same row twice
+/// gives the same instance. Contexts are not `Sendable`; create one per task from the
+/// container and pass ``PersistentIdentifier``s between them.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.insert(Card(front: "chat", back: "cat"))
+/// try context.save()
+/// ```
+public final class ModelContext {
+    /// The container whose stores this context reads and writes.
+    public let container: ModelContainer
+    /// Whether pending changes are saved automatically (on for the main context).
+    public var autosaveEnabled = false
+
+    var schema: Schema { container.schema }
+    private(set) var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    private(set) var insertionOrder: [any PersistentModel] = []
+    private(set) var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Registered models by table (store index, table name) and primary key.
+    var registry: [TableKey: [Int64: any PersistentModel]] = [:]
+    private var nextTemporaryKey: Int64 = 0
+
+    struct TableKey: Hashable {
+        let store: Int
+        let table: String
+    }
+
+    /// Creates a context on `container`.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
+        schema.entity(forType: type(of: model))
+    }
+
+    func requireEntity(of model: any PersistentModel) throws -> Schema.Entity {
+        guard let entity = entity(of: model) else { throw PersistenceError.unknownEntity(type(of: model).entityName) }
+        return entity
+    }
+
+    func tableKey(_ entity: Schema.Entity) -> TableKey {
+        TableKey(store: entity.storeIndex, table: entity.tableName)
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Registers a new model; it is written at the next save.
+    ///
+    /// Models reachable through its relationships are inserted too. Inserting a model that
+    /// is already registered here does nothing.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insertModel(model)
+    }
+
+    func insertModel(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        switch model.persistentBackingData.state {
+        case .registered where model.persistentBackingData.context === self: return
+        case .inserted where model.persistentBackingData.context === self: return
+        case .deleted where model.persistentBackingData.context === self:
+            // Undoing a pending delete.
+            deletedModels[id] = nil
+            model.persistentBackingData.state = model.persistentBackingData.snapshot == nil ? .inserted : .registered
+            return
+        default: break
+        }
+        guard let entity = entity(of: model) else { return }
+        nextTemporaryKey -= 1
+        model.persistentBackingData.state = .inserted
+        model.persistentBackingData.context = self
+        model.persistentBackingData.primaryKey = nextTemporaryKey
+        model.persistentBackingData.storeIdentifier = container.store(for: entity).identifier
+        insertedModels[id] = model
+        insertionOrder.append(model)
+        // Insert related models that are not registered anywhere yet.
+        for content in model.persistentBackingData.relationships.values {
+            switch content {
+            case .toOne(let target?):
+                if let target = target as? any PersistentModel, target.persistentBackingData.context == nil { insertModel(target) }
+            case .toMany(let current, _):
+                for case let target as any PersistentModel in current where target.persistentBackingData.context == nil { insertModel(target) }
+            default: break
+            }
+        }
+    }
+
+    /// Marks a model for deletion at the next save, applying delete rules: `.cascade`
+    /// deletes related models, `.nullify` removes this model from their inverse.
+    public func delete<T: PersistentModel>(_ model: T) {
+        deleteModel(model)
+    }
+
+    func deleteModel(_ model: any PersistentModel) {
+        let id = ObjectIdentifier(model)
+        guard model.persistentBackingData.context === self else { return }
+        switch model.persistentBackingData.state {
+        case .inserted:
+            insertedModels[id] = nil
+            insertionOrder.removeAll { $0 === model }
+            model.persistentBackingData.state = .detached
+            model.persistentBackingData.context = nil
+        case .registered:
+            model.persistentBackingData.state = .deleted
+            deletedModels[id] = model
+        default: return
+        }
+        guard let entity = entity(of: model) else { return }
+        for relationship in entity.relationships {
+            switch relationship.deleteRule {
+            case .cascade:
+                for target in (try? relatedModels(of: model, relationship, entity: entity)) ?? [] { deleteModel(target) }
+            case .nullify:
+                guard let inverse = schema.inverse(of: relationship, in: entity) else { continue }
+                for target in (try? relatedModels(of: model, relationship, entity: entity)) ?? [] {
+                    removeInverse(model, from: target, inverse: inverse)
+                }
+            case .deny, .noAction:
+                continue
+            }
+        }
+    }
+
+    /// Deletes every model of a type matching a predicate, in SQL, without loading them.
+    ///
+    /// Database delete actions apply to related rows (cascade, nullify); registered models
+    /// that were deleted are marked deleted. The change is written at once in its own
+    /// transaction, together with no other pending change.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        guard let entity = schema.entity(for: T.self) else { throw PersistenceError.unknownEntity(T.entityName) }
+        let store = container.store(for: entity)
+        guard store.configuration.allowsSave else { throw PersistenceError.readOnlyStore(path: store.path) }
+        var translator = SQLTranslator(schema: schema)
+        var conditions: [String] = []
+        if let predicate { conditions.append(try translator.translate(predicate, entity: entity, alias: "t0")) }
+        if entity.usesDiscriminator { conditions.append(discriminatorCondition(entity, includeSubclasses: includeSubclasses, alias: "t0")) }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let table = quoteIdentifier(entity.tableName)
+        var denied: String?
+        let deletedKeys: [Int64] = try store.withDatabase { db in
+            do {
+                return try db.transaction(.immediate) {
+                    let keys = try db.prepare("SELECT t0.\"pk\" FROM \(table) t0\(whereClause)").fetchAll(translator.arguments).compactMap { row -> Int64? in
+                        if case .integer(let key) = row.first { key } else { nil }
+                    }
+                    denied = try denyViolation(entity: entity, keys: keys, db: db)
+                    if denied != nil { return [] }
+                    try db.execute("DELETE FROM \(table) WHERE \"pk\" IN (SELECT t0.\"pk\" FROM \(table) t0\(whereClause))", translator.arguments)
+                    return keys
+                }
+            } catch { throw PersistenceError.wrap(error) }
+        }
+        if let denied { throw PersistenceError.deleteDenied(entity: entity.name, relationship: denied) }
+        // Forget registered models whose rows are gone, including cascaded ones.
+        let key = tableKey(entity)
+        for pk in deletedKeys {
+            if let model = registry[key]?.removeValue(forKey: pk) {
+                model.persistentBackingData.state = .deleted
+                model.persistentBackingData.context = nil
+            }
+        }
+        forgetRowsDeletedBySQL()
+        postDidSave(inserted: [], updated: [], deleted: deletedKeys.map {
+            PersistentIdentifier(storeIdentifier: store.identifier, entityName: entity.name, primaryKey: $0)
+        })
+    }
+
+    /// Unregisters registered models whose rows no longer exist (after SQL-level cascades).
+    func forgetRowsDeletedBySQL() {
+        for (key, models) in registry where !models.isEmpty {
+            let store = container.stores[key.store]
+            let existing: Set<Int64> = store.withDatabase { db in
+                let keys = Array(models.keys)
+                var found: Set<Int64> = []
+                for chunk in stride(from: 0, to: keys.count, by: 500) {
+                    let part = keys[chunk..<min(chunk + 500, keys.count)]
+                    let sql = "SELECT \"pk\" FROM \(quoteIdentifier(key.table)) WHERE \"pk\" IN (" + part.map { _ in "?" }.joined(separator: ",") + ")"
+                    let rows = (try? db.prepare(sql).fetchAll(part.map { .integer($0) })) ?? []
+                    for case .integer(let pk)? in rows.map(\.first) { found.insert(pk) }
+                }
+                return found
+            }
+            for (pk, model) in models where !existing.contains(pk) {
+                registry[key]?[pk] = nil
+                model.persistentBackingData.state = .deleted
+                model.persistentBackingData.context = nil
+            }
+        }
+    }
+
+    // MARK: State
+
+    /// Whether there are unsaved inserts, deletes or changes.
+    public var hasChanges: Bool {
+        if !insertedModels.isEmpty || !deletedModels.isEmpty { return true }
+        return registry.values.contains { $0.values.contains { isChanged($0) } }
+    }
+
+    /// Models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { insertionOrder }
+    /// Registered models with unsaved changes.
+    public var changedModelsArray: [any PersistentModel] {
+        registry.values.flatMap { $0.values.filter { isChanged($0) } }
+    }
+    /// Models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { Array(deletedModels.values) }
+
+    func modelHasChanges(_ model: any PersistentModel) -> Bool {
+        switch model.persistentBackingData.state {
+        case .inserted, .deleted: true
+        case .registered: isChanged(model)
+        case .detached: false
+        }
+    }
+
+    /// Whether a registered model differs from its stored values (attributes, to-one keys
+    /// or to-many links).
+    func isChanged(_ model: any PersistentModel) -> Bool {
+        guard model.persistentBackingData.state == .registered, let snapshot = model.persistentBackingData.snapshot,
+              let entity = entity(of: model) else { return false }
+        if storedValues(of: model, entity: entity) != snapshot { return true }
+        for content in model.persistentBackingData.relationships.values {
+            if case .toMany(let current, let original?) = content, !sameMembers(current, original) { return true }
+        }
+        return false
+    }
+
+    /// The values a model would store now: attributes, then to-one keys.
+    func storedValues(of model: any PersistentModel, entity: Schema.Entity) -> [SQLValue] {
+        var values: [SQLValue] = []
+        values.reserveCapacity(entity.columnNames.count)
+        for attribute in entity.attributes { values.append(attribute.read(model)) }
+        for (index, relationship) in entity.toOneColumns.enumerated() {
+            if case .toOne(let target)? = model.persistentBackingData.relationships[relationship.keyPath] {
+                values.append(keyValue(of: target))
+            } else {
+                values.append(model.persistentBackingData.snapshot?[entity.attributes.count + index] ?? .null)
+            }
+        }
+        return values
+    }
+
+    /// The foreign-key value for a destination model (a marker for unsaved ones).
+    func keyValue(of target: AnyObject?) -> SQLValue {
+        guard let model = target as? any PersistentModel else { return .null }
+        switch model.persistentBackingData.state {
+        case .registered: return .integer(model.persistentBackingData.primaryKey)
+        case .inserted where model.persistentBackingData.primaryKey > 0: return .integer(model.persistentBackingData.primaryKey)
+        default: return .text("unsaved:\(ObjectIdentifier(model).hashValue)")
+        }
+    }
+
+    // MARK: Rollback and transactions
+
+    /// Discards every unsaved change: inserted models are dropped, deleted ones restored,
+    /// changed ones reverted to their stored values.
+    public func rollback() {
+        for model in insertionOrder {
+            model.persistentBackingData.state = .detached
+            model.persistentBackingData.context = nil
+        }
+        insertedModels.removeAll()
+        insertionOrder.removeAll()
+        for model in deletedModels.values { model.persistentBackingData.state = .registered }
+        deletedModels.removeAll()
+        for models in registry.values {
+            for model in models.values { revert(model) }
+        }
+        undoStack.removeAll()
+        redoStack.removeAll()
+    }
+
+    func revert(_ model: any PersistentModel) {
+        guard let snapshot = model.persistentBackingData.snapshot, let entity = entity(of: model) else { return }
+        for (index, attribute) in entity.attributes.enumerated() where attribute.read(model) != snapshot[index] {
+            _ = attribute.write(model, snapshot[index])
+        }
+        model.persistentBackingData.relationships.removeAll()
+    }
+
+    /// Runs `block`, then saves; if `block` or the save throws, every change is rolled back.
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+            try save()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Inserts models that became reachable through relationships of registered models.
+    public func processPendingChanges() {
+        for models in Array(registry.values) {
+            for model in models.values {
+                for content in model.persistentBackingData.relationships.values {
+                    switch content {
+                    case .toOne(let target?):
+                        if let target = target as? any PersistentModel, target.persistentBackingData.context == nil { insertModel(target) }
+                    case .toMany(let current, _):
+                        for case let target as any PersistentModel in current where target.persistentBackingData.context == nil { insertModel(target) }
+                    default: break
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets every registered model after the store changed behind the context's back.
+    func resetAfterExternalChange() {
+        for models in registry.values {
+            for model in models.values {
+                model.persistentBackingData.state = .detached
+                model.persistentBackingData.context = nil
+            }
+        }
+        registry.removeAll()
+        insertedModels.removeAll()
+        insertionOrder.removeAll()
+        deletedModels.removeAll()
+    }
+
+    func clearPending() {
+        insertedModels.removeAll()
+        insertionOrder.removeAll()
+        deletedModels.removeAll()
+    }
+
+    // MARK: Undo (the stack lives in ModelContext+Undo.swift)
+    var undoStack: [UndoGroup] = []
+    var redoStack: [UndoGroup] = []
+}
+
+/// Whether two model lists hold the same objects, ignoring order.
+func sameMembers(_ a: [AnyObject], _ b: [AnyObject]) -> Bool {
+    guard a.count == b.count else { return false }
+    return Set(a.map(ObjectIdentifier.init)) == Set(b.map(ObjectIdentifier.init))
+}
+
+/// A group of changes that undo reverts together (filled in by the undo support).
+struct UndoGroup {}

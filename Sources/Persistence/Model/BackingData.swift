@@ -1,0 +1,36 @@
+import Foundation
+import SQLite
+
+/// The persistence state a context keeps inside each model: identity, the last stored
+/// values, and relationship contents.
+///
+/// Declare it once per model as `var persistentBackingData = BackingData()` and leave it to
+/// the context; it is the hand-written counterpart of `@Model`'s generated backing data.
+public struct BackingData {
+    enum State: UInt8 { case detached, inserted, registered, deleted }
+
+    var state: State = .detached
+    weak var context: ModelContext?
+    /// The row's primary key once saved; the temporary number before.
+    var primaryKey: Int64 = 0
+    var storeIdentifier = ""
+    /// Stored values (attributes, then to-one keys) as last fetched or saved; nil when new.
+    var snapshot: [SQLValue]?
+    /// Loaded or assigned relationship contents, by relationship key path.
+    var relationships: [AnyKeyPath: RelationshipContent] = [:]
+
+    public init() {}
+
+    func identifier(entityName: String) -> PersistentIdentifier {
+        PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entityName,
+                             primaryKey: primaryKey, isTemporary: state == .inserted || state == .detached)
+    }
+}
+
+/// What a relationship currently holds in memory.
+enum RelationshipContent {
+    /// A to-one destination (nil for none).
+    case toOne(AnyObject?)
+    /// A to-many destination list; `original` is the list as last stored, for diffing links.
+    case toMany(current: [AnyObject], original: [AnyObject]?)
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A class whose instances are stored by a ``ModelContainer``: the equivalent of a class
+/// marked `@Model` in SwiftData.
+///
+/// Swift macros can't be built here, so a model spells out what `@Model` would generate:
+/// its properties, one line of schema metadata per property, a backing-data property and
+/// an empty initializer used to materialise rows. Attributes are ordinary stored
+/// properties; relationships are computed properties over ``getValue(forKey:)`` and
+/// ``setValue(forKey:to:)`` so they can be loaded lazily and keep their inverses in step.
+///
+/// ```swift
+/// final class Card: PersistentModel {
+///     var front: String = ""
+///     var back: String = ""
+///     var creationDate: Date = .now
+///     var deck: Deck? {
+///         get { getValue(forKey: \.deck) }
+///         set { setValue(forKey: \.deck, to: newValue) }
+///     }
+///
+///     static let schemaMetadata: [Schema.PropertyMetadata] = [
+///         .attribute("front", \Card.front),
+///         .attribute("back", \Card.back),
+///         .attribute("creationDate", \Card.creationDate, options: [.index]),
+///         .relationship("deck", \Card.deck, inverse: \Deck.cards),
+///     ]
+///     var persistentBackingData = BackingData()
+///     init() {}
+///     init(front: String, back: String) { self.front = front; self.back = back }
+/// }
+/// ```
+///
+/// Models are not `Sendable`: a model belongs to the context that fetched or inserted it.
+/// Pass ``persistentModelID`` between tasks instead.
+public protocol PersistentModel: AnyObject, Hashable, Identifiable {
+    /// Creates an empty instance; the context fills its attributes from a row.
+    init()
+    /// The model's schema: attributes, relationships, unique constraints and indexes.
+    static var schemaMetadata: [Schema.PropertyMetadata] { get }
+    /// The entity name; by default the class name.
+    static var entityName: String { get }
+    /// Persistence state kept by the context. Declare it as `var persistentBackingData = BackingData()`.
+    var persistentBackingData: BackingData { get set }
+}
+
+extension PersistentModel {
+    public static var entityName: String { String(describing: self) }
+
+    /// The model's identity: temporary until the first save, permanent after.
+    public var persistentModelID: PersistentIdentifier {
+        persistentBackingData.identifier(entityName: Self.entityName)
+    }
+
+    public var id: PersistentIdentifier { persistentModelID }
+
+    /// The context the model is registered in, if any.
+    public var modelContext: ModelContext? { persistentBackingData.context }
+
+    /// Whether the model was deleted from its context (pending or saved).
+    public var isDeleted: Bool { persistentBackingData.state == .deleted }
+
+    /// Whether the model has unsaved changes (inserted, changed or deleted).
+    public var hasChanges: Bool {
+        guard let context = persistentBackingData.context else { return false }
+        return context.modelHasChanges(self)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

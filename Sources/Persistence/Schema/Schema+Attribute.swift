@@ -1,0 +1,96 @@
+import Foundation
+import SQLite
+
+extension Schema {
+    /// A stored property of a model: its name, key path, options and storage.
+    ///
+    /// Created by the ``PropertyMetadata/attribute(_:_:options:originalName:)`` family of
+    /// factories in a model's ``PersistentModel/schemaMetadata``.
+    public struct Attribute: @unchecked Sendable, CustomStringConvertible {
+        /// Options that change how an attribute is stored, as in SwiftData's `@Attribute`.
+        public enum Option: Hashable, Sendable {
+            /// Values are unique across the entity: inserting a colliding model updates the existing row.
+            case unique
+            /// An index on the column speeds up predicates and sorts on it.
+            case index
+            /// Large values are kept in files beside the store (see issue 3's external storage).
+            case externalStorage
+        }
+
+        /// The property (and column) name.
+        public let name: String
+        /// The key path of the property.
+        public let keyPath: AnyKeyPath
+        public let options: Set<Option>
+        /// The column's name in an older schema version, for renames during migration.
+        public let originalName: String?
+        /// Whether the property is optional (the column accepts NULL).
+        public let isOptional: Bool
+        /// The SQLite type affinity of the column: INTEGER, REAL, TEXT or BLOB.
+        public let sqlType: String
+        /// The Swift type of the value, for messages.
+        public let valueTypeName: String
+
+        /// Reads the attribute of a model as a stored value.
+        let read: (AnyObject) -> SQLValue
+        /// Writes a stored value to the attribute of a model; false when it does not convert.
+        let write: (AnyObject, SQLValue) -> Bool
+        /// Binds the attribute of a model straight to a statement parameter (fast path).
+        let bind: (AnyObject, Statement, Int32) -> Void
+
+        public var description: String { "\(name): \(valueTypeName)" }
+    }
+
+    /// How deleting a model affects the models a relationship points to.
+    public enum DeleteRule: String, Sendable, Hashable {
+        /// Related models are deleted too.
+        case cascade
+        /// Related models lose their reference to the deleted one (the default).
+        case nullify
+        /// The delete fails at save while related models exist.
+        case deny
+        /// Nothing is done; references may dangle.
+        case noAction
+    }
+
+    /// A reference from one model to another (to-one) or to many others (to-many).
+    public struct Relationship: @unchecked Sendable, CustomStringConvertible {
+        public let name: String
+        public let keyPath: AnyKeyPath
+        public let isToMany: Bool
+        public let deleteRule: DeleteRule
+        /// The key path of the inverse relationship on the destination, if declared.
+        public let inverseKeyPath: AnyKeyPath?
+        public let minimumModelCount: Int?
+        public let maximumModelCount: Int?
+        public let originalName: String?
+        /// The destination model type.
+        public let destination: any PersistentModel.Type
+        public var destinationName: String { destination.entityName }
+
+        public var description: String { "\(name) -> \(isToMany ? "[\(destinationName)]" : destinationName)" }
+    }
+}
+
+// MARK: - Storage types
+
+/// Maps a Swift type to the column affinity documented in `DatabaseValueConvertible`.
+func sqlType(for type: Any.Type) -> String {
+    let base = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+    switch base {
+    case is any BinaryInteger.Type, is Bool.Type: return "INTEGER"
+    case is Double.Type, is Float.Type: return "REAL"
+    case is Date.Type: return "REAL"
+    case is Data.Type: return "BLOB"
+    default: return "TEXT"
+    }
+}
+
+protocol OptionalProtocol {
+    static var wrappedType: Any.Type { get }
+    var isNone: Bool { get }
+}
+extension Optional: OptionalProtocol {
+    static var wrappedType: Any.Type { Wrapped.self }
+    var isNone: Bool { self == nil }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SQLite
+
+/// Where a to-many relationship's links live.
+enum ToManyStorage {
+    /// The destination has a to-one column pointing back (one-to-many).
+    case inverseColumn(destination: Schema.Entity, column: String)
+    /// A join table of (source, target) pairs (many-to-many, or no inverse).
+    case joinTable(table: String, source: String, target: String)
+}
+
+extension Schema {
+    /// The name of the table of bookkeeping facts (schema version, entity list).
+    public static let metadataTable = "persistence_metadata"
+
+    /// The inverse of `relationship` declared on `entity`, looked up on either side.
+    func inverse(of relationship: Relationship, in entity: Entity) -> Relationship? {
+        guard let destination = self.entity(forType: relationship.destination) else { return nil }
+        if let keyPath = relationship.inverseKeyPath, let inverse = destination.relationship(for: keyPath) {
+            return inverse
+        }
+        return destination.relationships.first { candidate in
+            candidate.inverseKeyPath == relationship.keyPath && entity.isKind(of: self.entity(forType: candidate.destination) ?? entity)
+        }
+    }
+
+    func destination(of relationship: Relationship) -> Entity? { entity(forType: relationship.destination) }
+
+    /// How a to-many relationship is stored.
+    func storage(ofToMany relationship: Relationship, in entity: Entity) -> ToManyStorage? {
+        guard relationship.isToMany, let destination = destination(of: relationship) else { return nil }
+        let inverse = inverse(of: relationship, in: entity)
+        if let inverse, !inverse.isToMany {
+            return .inverseColumn(destination: destination, column: inverse.name)
+        }
+        // Many-to-many: one table per pair, named by the side whose "Entity.relationship" sorts first.
+        let mine = "\(entity.rootEntity.name)_\(relationship.name)"
+        if let inverse {
+            let theirs = "\(destination.rootEntity.name)_\(inverse.name)"
+            if theirs < mine { return .joinTable(table: theirs, source: "target", target: "source") }
+        }
+        return .joinTable(table: mine, source: "source", target: "target")
+    }
+
+    /// The delete action of the foreign key of a to-one relationship column.
+    private func foreignKeyClause(for relationship: Relationship, in entity: Entity) -> String? {
+        guard let destination = destination(of: relationship) else { return nil }
+        let rule = inverse(of: relationship, in: entity).map(\.deleteRule) ?? .nullify
+        let reference = "REFERENCES \(quoteIdentifier(destination.tableName))(\"pk\")"
+        switch rule {
+        case .cascade: return reference + " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
+        case .nullify: return reference + " ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"
+        case .deny: return reference + " DEFERRABLE INITIALLY DEFERRED"
+        case .noAction: return nil
+        }
+    }
+
+    /// The SQL that creates every table, index and join table of the schema, in a fixed order.
+    ///
+    /// The same schema always gives the same text, so it can be compared and documented.
+    public func makeDDL() -> [String] {
+        var statements: [String] = []
+        var joinTables: [String: String] = [:]
+        for root in entities where root.superentity == nil {
+            let hierarchy = root.hierarchy
+            var definitions = ["\"pk\" INTEGER PRIMARY KEY"]
+            if root.usesDiscriminator { definitions.append("\"entity\" TEXT NOT NULL") }
+            var seen: Set<String> = []
+            var constraints: [String] = []
+            var indexes: [[String]] = []
+            for entity in hierarchy {
+                let isRoot = entity === root
+                for attribute in entity.attributes where seen.insert(attribute.name).inserted {
+                    let notNull = (!attribute.isOptional && isRoot) ? " NOT NULL" : ""
+                    definitions.append("\(quoteIdentifier(attribute.name)) \(attribute.sqlType)\(notNull)")
+                }
+                for relationship in entity.relationships where !relationship.isToMany && seen.insert(relationship.name).inserted {
+                    let clause = foreignKeyClause(for: relationship, in: entity).map { " " + $0 } ?? ""
+                    definitions.append("\(quoteIdentifier(relationship.name)) INTEGER\(clause)")
+                    indexes.append([relationship.name])
+                }
+                for unique in entity.uniqueConstraints {
+                    let text = "UNIQUE(" + unique.map(quoteIdentifier).joined(separator: ", ") + ")"
+                    if !constraints.contains(text) { constraints.append(text) }
+                }
+                indexes += entity.indexes
+                for relationship in entity.relationships where relationship.isToMany {
+                    if case .joinTable(let table, _, _) = storage(ofToMany: relationship, in: entity),
+                       joinTables[table] == nil, let destination = destination(of: relationship) {
+                        let (sourceTable, targetTable) = table == "\(root.name)_\(relationship.name)"
+                            ? (root.name, destination.tableName) : (destination.tableName, root.name)
+                        joinTables[table] = """
+                            CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) (\
+                            "source" INTEGER NOT NULL REFERENCES \(quoteIdentifier(sourceTable))("pk") ON DELETE CASCADE, \
+                            "target" INTEGER NOT NULL REFERENCES \(quoteIdentifier(targetTable))("pk") ON DELETE CASCADE, \
+                            PRIMARY KEY("source", "target")) WITHOUT ROWID
+                            """
+                    }
+                }
+            }
+            statements.append("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(root.name)) (" + (definitions + constraints).joined(separator: ", ") + ")")
+            var indexNames: Set<String> = []
+            for columns in indexes {
+                let name = root.name + "_" + columns.joined(separator: "_")
+                guard indexNames.insert(name).inserted else { continue }
+                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(" + columns.map(quoteIdentifier).joined(separator: ", ") + ")")
+            }
+            if root.usesDiscriminator {
+                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(root.name + "_entity")) ON \(quoteIdentifier(root.name))(\"entity\")")
+            }
+        }
+        for table in joinTables.keys.sorted() {
+            statements.append(joinTables[table]!)
+            statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_target")) ON \(quoteIdentifier(table))(\"target\")")
+        }
+        return statements
+    }
+}
+
+extension Schema.Entity {
+    /// This entity and its subentities, depth first, sorted by name at each level.
+    var hierarchy: [Schema.Entity] {
+        [self] + directSubentities.sorted { $0.name < $1.name }.flatMap(\.hierarchy)
+    }
+}

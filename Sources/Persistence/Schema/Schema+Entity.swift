@@ -1,0 +1,144 @@
+import Foundation
+import SQLite
+
+extension Schema {
+    /// One model type's description: its table, columns, relationships and constraints.
+    public final class Entity: @unchecked Sendable, CustomStringConvertible {
+        /// The entity name (the class name unless the model says otherwise).
+        public let name: String
+        /// The model type.
+        public let type: any PersistentModel.Type
+        /// All attributes, inherited ones first.
+        public private(set) var attributes: [Attribute] = []
+        /// All relationships, inherited ones first.
+        public private(set) var relationships: [Relationship] = []
+        /// The superentity when the model class inherits from another model.
+        public internal(set) weak var superentity: Entity?
+        var directSubentities: [Entity] = []
+        let make: () -> AnyObject
+        let declaredUniques: [[AnyKeyPath]]
+        let declaredIndexes: [[AnyKeyPath]]
+
+        // Resolved by `resolve(in:)`.
+        /// The table holding the entity's rows (the root entity's table).
+        public private(set) var tableName = ""
+        /// To-one relationships stored as columns, in column order after the attributes.
+        private(set) var toOneColumns: [Relationship] = []
+        /// Column names after `pk` (and `entity` when inherited): attributes, then to-one keys.
+        public private(set) var columnNames: [String] = []
+        private(set) var attributeIndex: [AnyKeyPath: Int] = [:]
+        private(set) var relationshipIndex: [AnyKeyPath: Int] = [:]
+        private(set) var attributeNameIndex: [String: Int] = [:]
+        /// UNIQUE constraints as lists of column names.
+        public private(set) var uniqueConstraints: [[String]] = []
+        /// Indexes as lists of column names.
+        public private(set) var indexes: [[String]] = []
+        /// Whether the entity's table holds several entities (inheritance).
+        public private(set) var usesDiscriminator = false
+        /// Names of this entity and every subentity below it (for `includeSubclasses`).
+        public private(set) var entityNamesIncludingSubentities: [String] = []
+        /// The store this entity lives in (set by the container).
+        var storeIndex = 0
+        /// The columns selected for rows of this entity's table: `pk`, `entity` when the
+        /// table is shared, then every column of the hierarchy.
+        private(set) var selectColumns: [String] = []
+        /// Where each of this entity's `columnNames` sits in `selectColumns`.
+        private(set) var selectPositions: [Int32] = []
+
+        init(type: any PersistentModel.Type) {
+            self.name = type.entityName
+            self.type = type
+            var attributes: [Attribute] = []
+            var relationships: [Relationship] = []
+            var uniques: [[AnyKeyPath]] = []
+            var indexes: [[AnyKeyPath]] = []
+            for metadata in type.schemaMetadata {
+                switch metadata.kind {
+                case .attribute(let a): attributes.append(a)
+                case .relationship(let r): relationships.append(r)
+                case .unique(let paths): uniques.append(paths)
+                case .index(let paths): indexes.append(paths)
+                }
+            }
+            self.attributes = attributes
+            self.relationships = relationships
+            self.declaredUniques = uniques
+            self.declaredIndexes = indexes
+            self.make = Entity.factory(for: type)
+        }
+
+        private static func factory<M: PersistentModel>(for type: M.Type) -> () -> AnyObject {
+            { M() }
+        }
+
+        public var description: String { name }
+
+        /// The entity at the top of the inheritance chain.
+        public var rootEntity: Entity { superentity?.rootEntity ?? self }
+
+        /// Whether `self` is `other` or inherits from it.
+        func isKind(of other: Entity) -> Bool {
+            var current: Entity? = self
+            while let entity = current {
+                if entity === other { return true }
+                current = entity.superentity
+            }
+            return false
+        }
+
+        func resolve(in schema: Schema) {
+            let root = rootEntity
+            tableName = root.name
+            usesDiscriminator = !root.directSubentities.isEmpty
+            var names: [String] = []
+            func collect(_ entity: Entity) {
+                names.append(entity.name)
+                for sub in entity.directSubentities.sorted(by: { $0.name < $1.name }) { collect(sub) }
+            }
+            collect(self)
+            entityNamesIncludingSubentities = names
+            toOneColumns = relationships.filter { !$0.isToMany }
+            columnNames = attributes.map(\.name) + toOneColumns.map(\.name)
+            for (i, a) in attributes.enumerated() {
+                attributeIndex[a.keyPath] = i
+                attributeNameIndex[a.name] = i
+            }
+            for (i, r) in relationships.enumerated() { relationshipIndex[r.keyPath] = i }
+            uniqueConstraints = attributes.filter { $0.options.contains(.unique) }.map { [$0.name] }
+                + declaredUniques.map { $0.compactMap { columnName(for: $0) } }
+            self.indexes = attributes.filter { $0.options.contains(.index) }.map { [$0.name] }
+                + declaredIndexes.map { $0.compactMap { columnName(for: $0) } }
+        }
+
+        /// Computes the select layout once every entity of the hierarchy is resolved.
+        func resolveLayout() {
+            let root = rootEntity
+            var columns = ["pk"]
+            if root.usesDiscriminator { columns.append("entity") }
+            for entity in root.hierarchy {
+                for name in entity.columnNames where !columns.contains(name) { columns.append(name) }
+            }
+            selectColumns = columns
+            selectPositions = columnNames.map { name in Int32(columns.firstIndex(of: name) ?? 0) }
+        }
+
+        /// The attribute for a key path, if it is one.
+        func attribute(for keyPath: AnyKeyPath) -> Attribute? {
+            attributeIndex[keyPath].map { attributes[$0] }
+        }
+        /// The relationship for a key path, if it is one.
+        func relationship(for keyPath: AnyKeyPath) -> Relationship? {
+            relationshipIndex[keyPath].map { relationships[$0] }
+        }
+        /// The column of an attribute or to-one relationship key path.
+        func columnName(for keyPath: AnyKeyPath) -> String? {
+            if let a = attribute(for: keyPath) { return a.name }
+            if let r = relationship(for: keyPath), !r.isToMany { return r.name }
+            return nil
+        }
+        /// The index of a to-one relationship among the stored to-one columns.
+        func toOneColumnIndex(of relationship: Relationship) -> Int? {
+            toOneColumns.firstIndex { $0.keyPath == relationship.keyPath }
+        }
+    }
+}

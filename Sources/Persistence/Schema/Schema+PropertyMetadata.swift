@@ -1,0 +1,170 @@
+import Foundation
+import SQLite
+
+extension Schema {
+    /// One line of a model's schema: an attribute, a relationship, a compound unique
+    /// constraint or an index, the equivalents of `@Attribute`, `@Relationship`, `#Unique`
+    /// and `#Index`.
+    public struct PropertyMetadata: @unchecked Sendable {
+        enum Kind {
+            case attribute(Attribute)
+            case relationship(Relationship)
+            case unique([AnyKeyPath])
+            case index([AnyKeyPath])
+        }
+        let kind: Kind
+    }
+}
+
+private func unsafeModel<M: AnyObject>(_ object: AnyObject, as type: M.Type) -> M {
+    unsafeDowncast(object, to: M.self)
+}
+
+extension Schema.PropertyMetadata {
+    // MARK: Attributes
+
+    /// An attribute of any type that converts to a database value (numbers, `Bool`,
+    /// `String`, `Data`, `Date`, `UUID`, `URL`, `Decimal`, and optionals of each).
+    public static func attribute<M: PersistentModel, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
+            valueTypeName: String(describing: V.self),
+            read: { unsafeModel($0, as: M.self)[keyPath: keyPath].databaseValue },
+            write: { object, value in
+                guard let converted = V.fromDatabaseValue(value) else { return false }
+                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                return true
+            },
+            bind: { object, statement, index in
+                unsafeModel(object, as: M.self)[keyPath: keyPath].bind(to: statement, at: index)
+            })))
+    }
+
+    /// An enum attribute, stored as its raw value.
+    public static func attribute<M: PersistentModel, V: RawRepresentable>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: false, sqlType: sqlType(for: V.RawValue.self), valueTypeName: String(describing: V.self),
+            read: { unsafeModel($0, as: M.self)[keyPath: keyPath].rawValue.databaseValue },
+            write: { object, value in
+                guard let raw = V.RawValue.fromDatabaseValue(value), let converted = V(rawValue: raw) else { return false }
+                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                return true
+            },
+            bind: { object, statement, index in
+                unsafeModel(object, as: M.self)[keyPath: keyPath].rawValue.bind(to: statement, at: index)
+            })))
+    }
+
+    /// An optional enum attribute, stored as its raw value or NULL.
+    public static func attribute<M: PersistentModel, V: RawRepresentable>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: true, sqlType: sqlType(for: V.RawValue.self), valueTypeName: String(describing: V?.self),
+            read: { unsafeModel($0, as: M.self)[keyPath: keyPath]?.rawValue.databaseValue ?? .null },
+            write: { object, value in
+                if value.isNull { unsafeModel(object, as: M.self)[keyPath: keyPath] = nil; return true }
+                guard let raw = V.RawValue.fromDatabaseValue(value), let converted = V(rawValue: raw) else { return false }
+                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                return true
+            },
+            bind: { object, statement, index in
+                (unsafeModel(object, as: M.self)[keyPath: keyPath]?.rawValue).bind(to: statement, at: index)
+            })))
+    }
+
+    /// A `Codable` value (a struct, an array, a dictionary) stored as JSON text.
+    ///
+    /// Keys are sorted so equal values store equal text. Predicates can compare such an
+    /// attribute only for equality with a whole value.
+    public static func codable<M: PersistentModel, V: Codable>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        let isOptional = V.self is any OptionalProtocol.Type
+        return Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: isOptional, sqlType: "TEXT", valueTypeName: String(describing: V.self),
+            read: { encodeJSON(unsafeModel($0, as: M.self)[keyPath: keyPath]) },
+            write: { object, value in
+                guard let converted: V = decodeJSON(value) else { return false }
+                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                return true
+            },
+            bind: { object, statement, index in
+                statement.bind(encodeJSON(unsafeModel(object, as: M.self)[keyPath: keyPath]), at: index)
+            })))
+    }
+
+    // MARK: Relationships
+
+    /// A to-one relationship.
+    ///
+    /// - Parameters:
+    ///   - deleteRule: what deleting this model does to the destination (default `.nullify`).
+    ///   - inverse: the destination's relationship back to this model, kept in step.
+    public static func relationship<M: PersistentModel, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T?>,
+        deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil, originalName: String? = nil
+    ) -> Self {
+        Self(kind: .relationship(Schema.Relationship(
+            name: name, keyPath: keyPath, isToMany: false, deleteRule: deleteRule, inverseKeyPath: inverse,
+            minimumModelCount: nil, maximumModelCount: nil, originalName: originalName, destination: T.self)))
+    }
+
+    /// A to-many relationship; with a to-one inverse it is one-to-many, otherwise many-to-many.
+    public static func relationship<M: PersistentModel, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]>,
+        deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil,
+        minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalName: String? = nil
+    ) -> Self {
+        Self(kind: .relationship(Schema.Relationship(
+            name: name, keyPath: keyPath, isToMany: true, deleteRule: deleteRule, inverseKeyPath: inverse,
+            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount,
+            originalName: originalName, destination: T.self)))
+    }
+
+    // MARK: Constraints
+
+    /// A compound unique constraint, the equivalent of `#Unique<M>([\.a, \.b])`: an insert
+    /// that collides on all of these updates the existing row.
+    public static func unique<M: PersistentModel>(_ keyPaths: PartialKeyPath<M>...) -> Self {
+        Self(kind: .unique(keyPaths))
+    }
+
+    /// An index over one or more attributes, the equivalent of `#Index<M>([\.a, \.b])`.
+    public static func index<M: PersistentModel>(_ keyPaths: PartialKeyPath<M>...) -> Self {
+        Self(kind: .index(keyPaths))
+    }
+}
+
+private let jsonEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.dateEncodingStrategy = .secondsSince1970
+    return encoder
+}()
+
+func encodeJSON<V: Encodable>(_ value: V) -> SQLValue {
+    if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
+    guard let data = try? jsonEncoder.encode(value) else { return .null }
+    return .text(String(decoding: data, as: UTF8.self))
+}
+
+func decodeJSON<V: Decodable>(_ value: SQLValue) -> V? {
+    if value.isNull, let none = Optional<Any>.none as? V { return none }
+    guard let text = String.fromDatabaseValue(value) else { return nil }
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .secondsSince1970
+    return try? decoder.decode(V.self, from: Data(text.utf8))
+}
