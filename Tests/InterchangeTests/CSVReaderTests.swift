@@ -261,6 +261,28 @@ import Testing
         #expect(reader.bytesConsumed == text.utf8.count)
     }
 
+    /// Memory stays at one chunk however long the file: the buffer never grows for short
+    /// records, and grows only to fit a long one.
+    @Test func bufferStaysAtOneChunkForShortRecords() throws {
+        let directory = try TemporaryDirectory()
+        var text = ""
+        for index in 1...5_000 { text += "\(index),\"short, quoted\",plain\n" }
+        let url = try directory.file("many.csv", Array(text.utf8))
+        let parser = CSVParser(input: try CSVInput.file(at: url), dialect: .csv, chunkSize: 4_096)
+        var reader = CSVReader(parser: parser)
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        #expect(count == 5_000)
+        #expect(parser.bufferCapacity == 4_096)
+
+        let long = String(repeating: "z", count: 20_000)
+        let longURL = try directory.file("long.csv", Array("a\n\(long)\nb\n".utf8))
+        let longParser = CSVParser(input: try CSVInput.file(at: longURL), dialect: .csv, chunkSize: 4_096)
+        var longReader = CSVReader(parser: longParser)
+        #expect(try longReader.readAll().map(\.fields) == [["a"], [long], ["b"]])
+        #expect(longParser.bufferCapacity <= 4 * 20_000)
+    }
+
     @Test func readsFromAPipe() throws {
         let pipe = Pipe()
         let writer = pipe.fileHandleForWriting

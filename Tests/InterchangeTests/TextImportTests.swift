@@ -158,6 +158,15 @@ import Testing
         #expect(try rows("front,back\nchien,dog\n", TextImportSettings(headerRow: .absent)).1.map(\.front) == ["front", "chien"])
     }
 
+    @Test func givenLabelsWithAPresentHeaderRowSkipTheFileHeader() throws {
+        let settings = TextImportSettings(columns: ["Back", "Front"], headerRow: .present)
+        let (effective, rows) = try rows("a,b\nto be,être\n", settings)
+        #expect(effective.columns == ["Back", "Front"])
+        #expect(rows.map(\.front) == ["être"])
+        let detected = try self.rows("front,back\nêtre,to be\n", TextImportSettings(columns: ["Back", "Front"]))
+        #expect(detected.1.map(\.front) == ["back", "to be"])
+    }
+
     @Test func headerRowMapsColumnsByName() throws {
         let (settings, rows) = try rows("Tags,Back,Front,Deck,Hint\nverbs,to be,être,French,irregular\n")
         #expect(settings.columns == ["Tags", "Back", "Front", "Deck", "Hint"])

@@ -87,6 +87,9 @@ final class CSVParser {
         comment = dialect.commentByte
     }
 
+    /// The size of the buffer: one chunk, or twice the longest record seen if larger.
+    var bufferCapacity: Int { capacity }
+
     /// The number of bytes of input consumed so far (BOM included).
     var bytesConsumed: Int { consumedBeforeBuffer + start }
 

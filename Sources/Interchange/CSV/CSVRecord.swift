@@ -14,8 +14,11 @@ public struct CSVRecord: Hashable, Sendable, RandomAccessCollection, CustomStrin
         self.line = line
     }
 
+    /// The index of the first field (0).
     public var startIndex: Int { fields.startIndex }
+    /// One past the index of the last field: the number of fields.
     public var endIndex: Int { fields.endIndex }
+    /// The field at `position`, which must be in `indices` (see ``field(at:)`` otherwise).
     public subscript(position: Int) -> String { fields[position] }
 
     /// The field at `index`, or `nil` past the end of a short record.
@@ -23,5 +26,6 @@ public struct CSVRecord: Hashable, Sendable, RandomAccessCollection, CustomStrin
         fields.indices.contains(index) ? fields[index] : nil
     }
 
+    /// `line N: [fields]`, for debugging.
     public var description: String { "line \(line): \(fields)" }
 }

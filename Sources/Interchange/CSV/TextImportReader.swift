@@ -105,8 +105,13 @@ public struct TextImportReader {
         if let columnsLine {
             var labels = CSVReader(string: columnsLine, dialect: CSVDialect(separator: separator))
             settings.columns = try labels.next()?.fields ?? []
-        } else if settings.columns == nil, settings.headerRow != .absent, let first = try parser.nextRecord() {
-            if settings.headerRow == .present || Self.looksLikeHeader(first.fields) {
+        } else if settings.headerRow == .present {
+            // The first record is the header; labels given by the caller take precedence.
+            if let first = try parser.nextRecord(), settings.columns == nil {
+                settings.columns = first.fields.map { $0.trimmingASCIISpaces() }
+            }
+        } else if settings.headerRow == .detect, settings.columns == nil, let first = try parser.nextRecord() {
+            if Self.looksLikeHeader(first.fields) {
                 settings.columns = first.fields.map { $0.trimmingASCIISpaces() }
             } else {
                 pending = first

@@ -15,7 +15,8 @@ public struct TextImportSettings: Hashable, Sendable {
         /// distinct, non-empty label and at least two of them (or the only one) naming a role
         /// (`front,back,tags`, `Question;Answer`, in any case). The default.
         case detect
-        /// The first record is always a header.
+        /// The first record is always a header (and is skipped even when ``columns`` is
+        /// given, in which case those labels are used instead).
         case present
         /// The first record is always data.
         case absent
