@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func unterminatedQuoteInAFileReadInChunks() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         var text = ""
         for index in 1...200 { text += "row \(index),value \(index)\n" }
         text += "last,\"never closed " + String(repeating: "x", count: 5_000)
@@ -140,7 +140,7 @@ import Testing
     @Test func recordLongerThanTheLimitIsRefused() throws {
         var dialect = CSVDialect.csv
         dialect.maximumRecordSize = 1_000
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         let url = try directory.file("long.csv", Array(("ok\n\"" + String(repeating: "y", count: 10_000)).utf8))
         let error = try #require(throws: CSVError.self) {
             try CSVTestSupport.recordsInChunks(url, chunkSize: 100, dialect: dialect)
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func directoryIsAnIOError() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         #expect(throws: CSVError.self) { _ = try CSVReader(url: directory.url) }
     }
 
@@ -226,7 +226,7 @@ import Testing
     /// at a different place; the records must not change.
     @Test func chunkBoundariesDoNotChangeRecords() throws {
         let text = "\u{FEFF}é,\"a\"\"b\",\"x\r\ny\"\r\n#c\r\n\r\n\"\",z\r,\"q\"w\n€𝄞,last"
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         let url = try directory.file("chunks.csv", Array(text.utf8))
         var dialect = CSVDialect.csv
         dialect.commentPrefix = "#"
@@ -241,7 +241,7 @@ import Testing
     }
 
     @Test func streamOfFiveThousandRows() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         var text = "id,front,back\n"
         for index in 1...5_000 {
             text += index % 7 == 0 ? "\(index),\"mot \(index), avec virgule\",\"line\nbreak\"\n" : "\(index),mot \(index),word \(index)\n"
@@ -264,7 +264,7 @@ import Testing
     /// Memory stays at one chunk however long the file: the buffer never grows for short
     /// records, and grows only to fit a long one.
     @Test func bufferStaysAtOneChunkForShortRecords() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         var text = ""
         for index in 1...5_000 { text += "\(index),\"short, quoted\",plain\n" }
         let url = try directory.file("many.csv", Array(text.utf8))

@@ -27,7 +27,7 @@ enum CSVTestSupport {
 }
 
 /// A temporary directory removed when the value is released.
-final class TemporaryDirectory {
+final class CSVTemporaryDirectory {
     let url: URL
 
     init() throws {
@@ -49,7 +49,7 @@ final class TemporaryDirectory {
 }
 
 /// SplitMix64: a small seeded generator, so random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
+struct CSVSeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) {

@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func writesToAFileInChunks() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         let url = directory.url.appendingPathComponent("out.csv")
         #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
@@ -80,7 +80,7 @@ import Testing
     ]
 
     static func randomRecords(seed: UInt64, count: Int) -> [[String]] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = CSVSeededGenerator(seed: seed)
         return (0..<count).map { _ in
             (0..<Int.random(in: 1...6, using: &generator)).map { _ in
                 (0..<Int.random(in: 0...10, using: &generator))
@@ -108,7 +108,7 @@ import Testing
         let read = try reader.readAll()
         #expect(read.map(\.fields) == records)
         // Through a file read in small chunks as well.
-        let directory = try TemporaryDirectory()
+        let directory = try CSVTemporaryDirectory()
         let url = try directory.file("round-trip.csv", [UInt8](writer.data))
         #expect(try CSVTestSupport.recordsInChunks(url, chunkSize: 7, dialect: dialect) == read)
     }

@@ -257,7 +257,7 @@ import Testing
     }
 
     @Test func exportThenImportRoundTrip() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = CSVSeededGenerator(seed: 42)
         let pieces = ["chat", "être", "\"", "\t", ",", "\n", "#", " ", "€", "<b>", "🇫🇷"]
         func text() -> String {
             (0..<Int.random(in: 1...6, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
