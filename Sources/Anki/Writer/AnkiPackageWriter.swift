@@ -1,0 +1,265 @@
+import Archive
+import Foundation
+
+/// Writes a legacy Anki package (`.apkg`) that current Anki imports: a schema 11 collection,
+/// a JSON media map and media entries `0`, `1`, ….
+///
+/// Streaming: add note types and decks first, then notes, cards, reviews and media in any
+/// order; nothing is held in memory but ids (to check references) and media names. Rows go
+/// into one SQLite transaction through prepared statements; media files are streamed into
+/// the zip as they are added; ``finish()`` writes the collection and renames the package
+/// into place, so a failed or cancelled export leaves nothing at `url`.
+///
+/// ```swift
+/// let writer = try AnkiPackageWriter(url: out)
+/// let basic = AnkiNoteType.basic(id: 1_700_000_000_000)
+/// try writer.addNoteType(basic)
+/// try writer.addDeck(AnkiDeck(id: 2, name: "French::Verbs"))
+/// try writer.addNote(AnkiNote(id: 0, noteTypeID: basic.id, tags: ["verb"], fields: ["être", "to be"]),
+///                    generatingCardsIn: 2)
+/// try writer.addMedia(name: "etre.mp3", contentsOf: soundFile)
+/// try writer.finish()
+/// ```
+///
+/// Not thread-safe: use one writer from one task at a time.
+public final class AnkiPackageWriter {
+    /// How the package is laid out and compressed.
+    public struct Options: Sendable {
+        /// Which legacy layout to write.
+        public enum Format: Sendable, Hashable {
+            /// `collection.anki2` without `meta`, as genanki writes: readable by every Anki since 2.0.
+            case anki2
+            /// `meta` (version 2) and `collection.anki21`, as Anki's "support older versions" export.
+            case anki21
+        }
+
+        /// The layout; `.anki21` by default.
+        public var format: Format
+        /// The deflate level of the collection entry, 0 (stored) to 9; 1 by default, which is
+        /// several times faster than 6 and nearly as small on SQLite pages. Media are always stored
+        /// (they are usually compressed already).
+        public var compressionLevel: Int
+        /// The collection's creation time (`col.crt`), in seconds since 1970: the due day of a
+        /// review card counts days from its day. By default, midnight UTC of the current day,
+        /// so that day numbers written for "today" mean today.
+        public var creationTime: Int64
+        /// Where the scratch collection goes; the system's temporary directory by default.
+        public var temporaryDirectory: URL?
+
+        /// Creates options.
+        public init(format: Format = .anki21, compressionLevel: Int = 1, creationTime: Int64? = nil,
+                    temporaryDirectory: URL? = nil) {
+            self.format = format
+            self.compressionLevel = compressionLevel
+            let now = Int64(Date().timeIntervalSince1970)
+            self.creationTime = creationTime ?? (now - now % 86_400)
+            self.temporaryDirectory = temporaryDirectory
+        }
+
+        var collectionEntryName: String { format == .anki2 ? "collection.anki2" : "collection.anki21" }
+    }
+
+    /// The package being written.
+    public let url: URL
+    /// The options it is written with.
+    public let options: Options
+
+    private let collection: AnkiCollectionWriter
+    private var archive: ArchiveWriter?
+    private let workDirectory: URL
+    private let collectionFile: URL
+    private var mediaNames: [String] = []
+    private var mediaNameSet: Set<String> = []
+    private var isDone = false
+
+    /// Starts a package at `url`; nothing appears there until ``finish()``.
+    ///
+    /// - Throws: ``AnkiError`` of kind ``AnkiError/Kind/io`` if the scratch files or the zip
+    ///   cannot be created, ``AnkiError/Kind/invalidInput`` for a compression level outside 0…9.
+    public init(url: URL, options: Options = Options()) throws {
+        guard (0...9).contains(options.compressionLevel) else {
+            throw AnkiError(.invalidInput, path: url.path, reason: "compression level \(options.compressionLevel) is not in 0…9")
+        }
+        self.url = url
+        self.options = options
+        let base = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
+        workDirectory = base.appendingPathComponent("anki-writer-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AnkiError(.io, path: workDirectory.path, reason: "cannot create a temporary directory")
+        }
+        collectionFile = workDirectory.appendingPathComponent(options.collectionEntryName)
+        do {
+            collection = try AnkiCollectionWriter(url: collectionFile, creationTime: options.creationTime)
+            archive = try Self.archiveCall(url.path) {
+                try ArchiveWriter(url: url, format: .zip, compressionLevel: max(options.compressionLevel, 1))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: workDirectory)
+            throw error
+        }
+    }
+
+    deinit { cancel() }
+
+    /// Adds a note type (replacing one with the same id). Add it before its notes.
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for a type without fields or templates, or
+    ///   whose sort field is out of range; ``AnkiError/Kind/closed`` after ``finish()``.
+    public func addNoteType(_ noteType: AnkiNoteType) throws {
+        try collection.add(noteType)
+    }
+
+    /// Adds a deck (replacing one with the same id). Parents of `A::B` are created at
+    /// ``finish()`` if not added; filtered decks are written as normal decks. Deck 1
+    /// ("Default") always exists.
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for a name with an empty part (`A::::B`).
+    public func addDeck(_ deck: AnkiDeck) throws {
+        try collection.add(deck)
+    }
+
+    /// Adds a note; its note type must have been added.
+    ///
+    /// Computes the sort field and checksum Anki stores; gives the note a fresh base91 GUID
+    /// when `guid` is empty, a fresh id when `id` is 0, and the current time when `modified`
+    /// is 0. Returns the note as written. Cards are not created: add them with ``addCard(_:)``,
+    /// or use ``addNote(_:generatingCardsIn:)``.
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for an unknown note type, a field count that
+    ///   differs from the type's, or a repeated id.
+    @discardableResult
+    public func addNote(_ note: AnkiNote) throws -> AnkiNote {
+        try collection.add(note)
+    }
+
+    /// Adds a note and the new cards Anki would make for it, in deck `deckID`: one per template
+    /// whose question refers to a non-empty field (standard types), one per cloze number
+    /// (cloze types), and at least one.
+    /// - Throws: as ``addNote(_:)``, and ``AnkiError/Kind/invalidInput`` for an unknown deck.
+    @discardableResult
+    public func addNote(_ note: AnkiNote, generatingCardsIn deckID: Int64) throws -> (note: AnkiNote, cards: [AnkiCard]) {
+        guard collection.hasDeck(deckID) else {
+            throw AnkiError(.invalidInput, path: url.path, reason: "deck \(deckID) was not added")
+        }
+        let written = try collection.add(note)
+        guard let noteType = collection.noteType(written.noteTypeID) else { return (written, []) }
+        var cards: [AnkiCard] = []
+        for ordinal in TemplateFields.cardOrdinals(for: written.fields, of: noteType) {
+            cards.append(try collection.add(AnkiCard(id: 0, noteID: written.id, deckID: deckID, ordinal: ordinal)))
+        }
+        return (written, cards)
+    }
+
+    /// Adds a card of a note already added, in a deck already added.
+    ///
+    /// A card with id 0 gets a fresh id; a new card with `due` 0 gets the next new-card position.
+    /// Review cards' `due` is a day number counted from ``Options/creationTime``.
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for an unknown note or deck, or a repeated id.
+    @discardableResult
+    public func addCard(_ card: AnkiCard) throws -> AnkiCard {
+        try collection.add(card)
+    }
+
+    /// Adds a review-history entry of a card already added.
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for an unknown card.
+    public func addReview(_ review: AnkiReview) throws {
+        try collection.add(review)
+    }
+
+    /// Streams the file at `file` into the package as media file `name` (as fields refer to it).
+    ///
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for an unsafe (`/`, `..`, control characters)
+    ///   or repeated name; ``AnkiError/Kind/io`` if the file cannot be read.
+    @discardableResult
+    public func addMedia(name: String, contentsOf file: URL) throws -> AnkiMedia {
+        let entry = try reserveMedia(name)
+        let archive = try openArchive()
+        try Self.archiveCall(file.path) { try archive.addFile(entry, contentsOf: file, compression: .stored) }
+        return AnkiMedia(entryName: entry, name: name)
+    }
+
+    /// Adds media file `name` with the bytes `data`.
+    /// - Throws: as ``addMedia(name:contentsOf:)``.
+    @discardableResult
+    public func addMedia(name: String, data: Data) throws -> AnkiMedia {
+        let entry = try reserveMedia(name)
+        let archive = try openArchive()
+        try Self.archiveCall(url.path) { try archive.addFile(entry, contents: data, compression: .stored) }
+        return AnkiMedia(entryName: entry, name: name, size: Int64(data.count))
+    }
+
+    /// Completes the collection and the zip, and moves the package to ``url`` (replacing a file there).
+    ///
+    /// Cost: building the indexes and compressing the collection (deflate at
+    /// ``Options/compressionLevel``). Scratch files are removed whether it succeeds or not.
+    /// - Throws: ``AnkiError/Kind/io`` if writing fails (nothing is left at `url`),
+    ///   ``AnkiError/Kind/closed`` if called twice.
+    public func finish() throws {
+        let archive = try openArchive()
+        defer { cancel() }
+        try collection.finish()
+        let level = options.compressionLevel
+        try Self.archiveCall(url.path) {
+            try archive.addFile(options.collectionEntryName, contentsOf: collectionFile,
+                                compression: level == 0 ? .stored : .automatic)
+            try archive.addFile("media", contents: mediaMapJSON())
+            if options.format == .anki21 {
+                try archive.addFile("meta", contents: Data(PackageMetadata(version: 2).encoded()), compression: .stored)
+            }
+            try archive.finish()
+        }
+        isDone = true
+    }
+
+    /// Abandons the package: removes the scratch files and the unfinished zip. Idempotent.
+    public func cancel() {
+        if archive != nil {
+            collection.cancel()
+            archive = nil
+        }
+        isDone = true
+        try? FileManager.default.removeItem(at: workDirectory)
+    }
+
+    // MARK: - Helpers
+
+    private func openArchive() throws -> ArchiveWriter {
+        guard !isDone, let archive else {
+            throw AnkiError(.closed, path: url.path, reason: "the package was already finished or cancelled")
+        }
+        return archive
+    }
+
+    private func reserveMedia(_ name: String) throws -> String {
+        _ = try openArchive()
+        guard AnkiMedia.isSafeFileName(name) else {
+            throw AnkiError(.invalidInput, path: url.path, reason: "unsafe media file name \"\(name)\"")
+        }
+        guard mediaNameSet.insert(name).inserted else {
+            throw AnkiError(.invalidInput, path: url.path, reason: "media file \"\(name)\" was added twice")
+        }
+        mediaNames.append(name)
+        return String(mediaNames.count - 1)
+    }
+
+    private func mediaMapJSON() throws -> Data {
+        var map: [String: String] = [:]
+        for (index, name) in mediaNames.enumerated() { map[String(index)] = name }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(map)
+        } catch {
+            throw AnkiError(.io, path: url.path, reason: "cannot encode the media map")
+        }
+    }
+
+    private static func archiveCall<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ArchiveError {
+            let kind: AnkiError.Kind = error.kind == .invalidArgument ? .invalidInput : .io
+            throw AnkiError(kind, path: error.path.isEmpty ? path : error.path, reason: error.reason)
+        }
+    }
+}
