@@ -19,10 +19,11 @@ extension PersistentModel {
         let old = getValue(forKey: keyPath)
         persistentBackingData.relationships[keyPath] = .toOne(newValue)
         guard old !== newValue else { return }
-        persistentBackingData.context?.relationshipDidChange(self, keyPath: keyPath, removed: old.map { [$0] } ?? [], added: newValue.map { [$0] } ?? [])
-        if let newValue, newValue.persistentBackingData.context == nil, let context = persistentBackingData.context {
-            context.insertModel(newValue)
-        }
+        // A model related to a registered one joins its context, as in SwiftData.
+        guard let context = persistentBackingData.context ?? newValue?.persistentBackingData.context ?? old?.persistentBackingData.context else { return }
+        if persistentBackingData.context == nil { context.insertModel(self) }
+        if let newValue, newValue.persistentBackingData.context == nil { context.insertModel(newValue) }
+        context.relationshipDidChange(self, keyPath: keyPath, removed: old.map { [$0] } ?? [], added: newValue.map { [$0] } ?? [])
     }
 
     /// The members of a to-many relationship, loaded from the store on first access.
@@ -43,10 +44,10 @@ extension PersistentModel {
         let removed = old.filter { !newIDs.contains(ObjectIdentifier($0)) }
         let added = newValue.filter { !oldIDs.contains(ObjectIdentifier($0)) }
         guard !removed.isEmpty || !added.isEmpty else { return }
-        persistentBackingData.context?.relationshipDidChange(self, keyPath: keyPath, removed: removed, added: added)
-        if let context = persistentBackingData.context {
-            for model in added where model.persistentBackingData.context == nil { context.insertModel(model) }
-        }
+        guard let context = persistentBackingData.context ?? (added + removed).lazy.compactMap({ $0.persistentBackingData.context }).first else { return }
+        if persistentBackingData.context == nil { context.insertModel(self) }
+        for model in added where model.persistentBackingData.context == nil { context.insertModel(model) }
+        context.relationshipDidChange(self, keyPath: keyPath, removed: removed, added: added)
     }
 }
 
