@@ -167,7 +167,7 @@ public final class ArchiveReader {
         }
         guard code == ARCHIVE_OK || code == ARCHIVE_WARN, let header else {
             throw fail(LibArchive.error(archive, path: displayPath, entry: current?.path, doing: current == nil
-                ? "cannot read the archive" : "cannot read the entry after this one"))
+                ? "cannot read the archive" : "cannot read on past this entry"))
         }
         let entry = LibArchive.withUTF8Names { ArchiveEntry(header) }
         entryCount += 1

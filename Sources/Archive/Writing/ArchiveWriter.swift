@@ -240,12 +240,14 @@ public final class ArchiveWriter {
     ///   - file: the file to copy; it must not change while it is copied.
     ///   - compression: `.stored` to keep a zip entry uncompressed.
     ///   - progress: called with the number of bytes copied after each chunk.
+    /// - Returns: the number of bytes copied (the file's size).
     /// - Throws: ``ArchiveError`` of kind `.io` if the file cannot be read or changes size
     ///   while it is copied; for an unsafe or duplicate name; for a write failure.
+    @discardableResult
     public func addFile(
         _ path: String, contentsOf file: URL, compression: EntryCompression = .automatic,
         progress: ((Int64) -> Void)? = nil
-    ) throws {
+    ) throws -> Int64 {
         let source = open(file.path, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else {
             throw ArchiveError(.io, path: file.path, reason: "cannot open: \(LibArchive.describe(errno: errno))")
@@ -282,6 +284,7 @@ public final class ArchiveWriter {
             throw ArchiveError(.io, path: file.path, reason: "the file changed size while it was archived (\(size) bytes, then \(copied))")
         }
         try finishEntry(path)
+        return copied
     }
 
     /// Ends the archive (central directory, tar trailer, compressor flush) and, when writing
