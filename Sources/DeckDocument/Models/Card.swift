@@ -1,0 +1,92 @@
+import Foundation
+import Persistence
+
+/// The kind of a card; stored in the `kind` column and mirrored by the card's subclass.
+public enum CardKind: String, CaseIterable, Codable, Sendable {
+    /// Front and back; reviewed front first.
+    case basic
+    /// Reviewed in both directions.
+    case reversible
+    /// A cloze deletion: ``ClozeCard/text`` holds `{{c1::…}}` gaps.
+    case cloze
+}
+
+/// A flash card: the base model of ``BasicCard``, ``ReversibleCard`` and ``ClozeCard``,
+/// which share the `Card` table (single-table inheritance, `entity` discriminator).
+///
+/// ``id`` is the stable number users see (`deck edit <deck> 12`): the row's primary key,
+/// negative (temporary) until the first save.
+public class Card: PersistentModel, WillSaveHook {
+    public var kind: CardKind = .basic
+    public var front: String = ""
+    public var back: String = ""
+    public var created: Date = Date()
+    public var modified: Date = Date()
+    /// When the card is next due for review; nil for a new card.
+    public var due: Date? = nil
+    /// The current review interval in days.
+    public var interval: Int = 0
+    /// The ease factor (2.5 is Anki's default starting ease).
+    public var ease: Double = 2.5
+    public var repetitions: Int = 0
+    public var lapses: Int = 0
+    /// Anki's note GUID, kept so importing the same package twice does not duplicate cards.
+    public var ankiGUID: String? = nil
+    /// The deck path inside an imported collection (`Languages::French`), if any.
+    public var deckPath: String? = nil
+    /// When false, saving leaves ``modified`` as set (importers keep the source's dates).
+    /// Not stored.
+    public var stampsModificationDate = true
+
+    public var tags: [Tag] {
+        get { getValue(forKey: \.tags) }
+        set { setValue(forKey: \.tags, to: newValue) }
+    }
+    public var media: [MediaReference] {
+        get { getValue(forKey: \.media) }
+        set { setValue(forKey: \.media, to: newValue) }
+    }
+    /// The review history; deleted with the card.
+    public var reviews: [Review] {
+        get { getValue(forKey: \.reviews) }
+        set { setValue(forKey: \.reviews, to: newValue) }
+    }
+
+    /// The stable numeric card id (the row's primary key).
+    public var id: Int64 { persistentModelID.primaryKey }
+
+    public class var schemaMetadata: [Schema.PropertyMetadata] {
+        [
+            .attribute("kind", \Card.kind, options: [.index]),
+            .attribute("front", \Card.front),
+            .attribute("back", \Card.back),
+            .attribute("created", \Card.created, options: [.index]),
+            .attribute("modified", \Card.modified),
+            .attribute("due", \Card.due, options: [.index]),
+            .attribute("interval", \Card.interval),
+            .attribute("ease", \Card.ease),
+            .attribute("repetitions", \Card.repetitions),
+            .attribute("lapses", \Card.lapses),
+            .attribute("ankiGUID", \Card.ankiGUID, options: [.index]),
+            .attribute("deckPath", \Card.deckPath),
+            .relationship("tags", \Card.tags, inverse: \Tag.cards),
+            .relationship("media", \Card.media, inverse: \MediaReference.cards),
+            .relationship("reviews", \Card.reviews, deleteRule: .cascade, inverse: \Review.card),
+        ]
+    }
+    public var persistentBackingData = BackingData()
+
+    public required init() {}
+
+    /// Creates a card; prefer the subclass of its kind (``DeckDocument/addCard(kind:front:back:tags:)`` picks it).
+    public init(front: String, back: String, created: Date = Date()) {
+        self.front = front
+        self.back = back
+        self.created = created
+        self.modified = created
+    }
+
+    public func willSave() {
+        if stampsModificationDate { modified = Date() }
+    }
+}

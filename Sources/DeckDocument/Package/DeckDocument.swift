@@ -1,0 +1,247 @@
+import Foundation
+import Persistence
+import SQLite
+
+/// How a deck is opened.
+public enum DeckOpenMode: Sendable {
+    /// Reading and writing; takes the deck's write lock.
+    case readWrite
+    /// Reading only: nothing in the package is written, not even a lock file, so a deck on
+    /// read-only media opens.
+    case readOnly
+}
+
+/// An open `.sampledeck` package: its manifest, its store and the models in it.
+///
+/// A package is a directory `Name.sampledeck/` holding `manifest.json`, `Deck.sqlite` and,
+/// when cards carry media, `Media/`. Each document has its own ``ModelContainer``: two
+/// documents share nothing. Not `Sendable`: use a document from one task at a time.
+///
+/// ```swift
+/// let deck = try DeckDocument.create(at: url, title: "French")
+/// _ = try deck.addCard(kind: .basic, front: "chat", back: "cat", tags: ["animals"])
+/// try deck.close()
+/// ```
+public final class DeckDocument {
+    /// The package directory.
+    public let url: URL
+    /// The manifest as last read or written.
+    public private(set) var manifest: DeckManifest
+    /// The container of the deck's store.
+    public let container: ModelContainer
+    /// How the document was opened.
+    public let mode: DeckOpenMode
+    private var lock: DeckLock?
+    private var isClosed = false
+
+    /// The context commands work in (autosave off: changes are written by ``save()``).
+    public var mainContext: ModelContext { container.mainContext }
+
+    /// The manifest file name.
+    public static let manifestName = "manifest.json"
+    /// The media folder name.
+    public static let mediaFolderName = "Media"
+    /// The package extension.
+    public static let packageExtension = "sampledeck"
+
+    /// The store file.
+    public var storeURL: URL { url.appendingPathComponent(manifest.store) }
+    /// The media folder (may not exist).
+    public var mediaURL: URL { url.appendingPathComponent(Self.mediaFolderName) }
+
+    private init(url: URL, manifest: DeckManifest, container: ModelContainer, mode: DeckOpenMode, lock: DeckLock?) {
+        self.url = url
+        self.manifest = manifest
+        self.container = container
+        self.mode = mode
+        self.lock = lock
+        container.mainContext.autosaveEnabled = false
+    }
+
+    deinit {
+        if !isClosed { try? close() }
+    }
+
+    // MARK: Creating and opening
+
+    /// Creates a new, empty deck package at `url` and opens it for writing.
+    ///
+    /// The package is built under a temporary name beside `url` and renamed into place, so
+    /// a failure leaves nothing behind.
+    /// - Throws: ``DeckError`` `alreadyExists` when anything exists at `url`; `readOnly`/`io`
+    ///   when the directory can't be written.
+    public static func create(at url: URL, title: String) throws -> DeckDocument {
+        let url = url.standardizedFileURL
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: url.path) || (try? fileManager.destinationOfSymbolicLink(atPath: url.path)) != nil {
+            throw DeckError(path: url.path, reason: "already exists", kind: .alreadyExists)
+        }
+        let parent = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard fileManager.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DeckError(path: url.path, reason: "the folder \(parent.path) does not exist", kind: .missing)
+        }
+        let staging = parent.appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)")
+        do {
+            try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
+        } catch {
+            throw DeckError(path: url.path, reason: "can't create the package: \(error.localizedDescription)", kind: .readOnly)
+        }
+        var finished = false
+        defer { if !finished { try? fileManager.removeItem(at: staging) } }
+        let manifest = DeckManifest(title: title)
+        do {
+            let container = try ModelContainer(for: DeckStore.schema(), configurations: [
+                ModelConfiguration("Deck", url: staging.appendingPathComponent(manifest.store)),
+            ])
+            try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: manifest.formatVersion) }
+            let context = ModelContext(container)
+            context.insert(DeckInfo(title: title))
+            try context.save()
+            try container.close()
+        } catch let error as DeckError {
+            throw error
+        } catch {
+            throw DeckError(path: url.path, reason: "can't create the store: \(error)", kind: .io)
+        }
+        try AtomicFile.write(try manifest.encoded(), to: staging.appendingPathComponent(manifestName))
+        guard rename(staging.path, url.path) == 0 else {
+            let exists = errno == EEXIST || errno == ENOTEMPTY
+            throw DeckError(path: url.path, reason: exists ? "already exists" : "can't move the package into place: \(AtomicFile.errnoText())",
+                            kind: exists ? .alreadyExists : .io)
+        }
+        finished = true
+        AtomicFile.syncDirectory(parent)
+        return try open(at: url, mode: .readWrite)
+    }
+
+    /// Opens an existing deck package.
+    ///
+    /// Checks the manifest (content type, format version) and the store before touching
+    /// anything. Read-write opening takes the deck's lock; read-only opening writes nothing.
+    /// - Throws: ``DeckError``: `missing`; `notADeck` for a foreign or incomplete package;
+    ///   `newerVersion` naming both versions; `notADeck` with "run deck migrate" for an older
+    ///   format (see ``migrate(at:)``); `inUse` when another writer holds the lock; `corrupt`.
+    public static func open(at url: URL, mode: DeckOpenMode = .readWrite) throws -> DeckDocument {
+        let url = url.standardizedFileURL
+        let manifest = try readManifest(of: url)
+        if manifest.formatVersion > DeckManifest.currentFormatVersion {
+            throw DeckError(path: url.path, reason: "deck format version \(manifest.formatVersion) is newer than this program's version \(DeckManifest.currentFormatVersion); update SampleDeck",
+                            kind: .newerVersion)
+        }
+        if manifest.formatVersion < DeckManifest.currentFormatVersion {
+            throw DeckError(path: url.path, reason: "deck format version \(manifest.formatVersion) is older than the current version \(DeckManifest.currentFormatVersion); run `deck migrate` to upgrade it (a backup is kept)",
+                            kind: .notADeck)
+        }
+        let storeURL = try validateStoreName(manifest.store, in: url)
+        try verifyStore(at: storeURL, package: url)
+        let lock = mode == .readWrite ? try DeckLock(package: url) : nil
+        do {
+            let container = try ModelContainer(for: DeckStore.schema(), configurations: [
+                ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite),
+            ])
+            if mode == .readWrite {
+                try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: manifest.formatVersion) }
+            }
+            return DeckDocument(url: url, manifest: manifest, container: container, mode: mode, lock: lock)
+        } catch let error as DeckError {
+            lock?.release()
+            throw error
+        } catch {
+            lock?.release()
+            throw DeckError(path: storeURL.path, reason: "can't open the store: \(error)", kind: .corrupt)
+        }
+    }
+
+    /// Reads and decodes `manifest.json`, saying precisely what is missing.
+    static func readManifest(of url: URL) throws -> DeckManifest {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DeckError(path: url.path, reason: "no such deck", kind: .missing)
+        }
+        guard isDirectory.boolValue else {
+            throw DeckError(path: url.path, reason: "not a .sampledeck package (a package is a directory)", kind: .notADeck)
+        }
+        let manifestURL = url.appendingPathComponent(manifestName)
+        guard FileManager.default.fileExists(atPath: manifestURL.path) else {
+            throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is missing", kind: .notADeck)
+        }
+        let data: Data
+        do { data = try Data(contentsOf: manifestURL) }
+        catch { throw DeckError(path: manifestURL.path, reason: "can't read: \(error.localizedDescription)", kind: .io) }
+        return try DeckManifest.decode(data, path: manifestURL.path)
+    }
+
+    /// The store named by the manifest: a plain file name inside the package.
+    static func validateStoreName(_ name: String, in url: URL) throws -> URL {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", !name.hasPrefix(".") else {
+            throw DeckError(path: url.appendingPathComponent(manifestName).path, reason: "manifest store \"\(name)\" is not a file name inside the package", kind: .corrupt)
+        }
+        return url.appendingPathComponent(name)
+    }
+
+    /// Checks that the store exists and is a deck store, opening it read-only.
+    static func verifyStore(at storeURL: URL, package: URL) throws {
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            throw DeckError(path: package.path, reason: "not a complete .sampledeck package: the store \(storeURL.lastPathComponent) is missing", kind: .notADeck)
+        }
+        do {
+            let db = try Database(path: storeURL.path, mode: .readOnly)
+            defer { db.close() }
+            for table in ["Card", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
+                throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
+            }
+        } catch let error as DeckError {
+            throw error
+        } catch let error as DatabaseError {
+            throw DeckError(path: storeURL.path, reason: "store can't be read: \(error.message)", kind: .corrupt)
+        }
+    }
+
+    // MARK: Saving and closing
+
+    /// Writes every pending change in one transaction, then rewrites the manifest (new
+    /// `modified` date) atomically.
+    /// - Throws: ``DeckError`` `readOnly` for a read-only document; the persistence error of a failed save.
+    public func save() throws {
+        try requireOpen()
+        guard mode == .readWrite else {
+            throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
+        }
+        if mainContext.hasChanges {
+            try mainContext.save()
+        }
+        var updated = manifest
+        updated.modified = Date()
+        updated.generator = DeckManifest.generatorName
+        try AtomicFile.write(try updated.encoded(), to: url.appendingPathComponent(Self.manifestName))
+        manifest = updated
+    }
+
+    /// Saves pending changes (read-write), checkpoints the store into one file and releases
+    /// the lock. Calling it again does nothing.
+    public func close() throws {
+        guard !isClosed else { return }
+        defer {
+            isClosed = true
+            lock?.release()
+            lock = nil
+        }
+        if mode == .readWrite && mainContext.hasChanges {
+            try save()
+        }
+        try container.close()
+    }
+
+    func requireOpen() throws {
+        if isClosed { throw DeckError(path: url.path, reason: "deck is closed", kind: .io) }
+    }
+
+    /// Changes the deck's title (manifest and `DeckInfo`); written by the next ``save()``.
+    public func setTitle(_ title: String) throws {
+        try requireOpen()
+        manifest.title = title
+        let infos = try mainContext.fetch(FetchDescriptor<DeckInfo>())
+        if let info = infos.first { info.title = title } else { mainContext.insert(DeckInfo(title: title)) }
+    }
+}

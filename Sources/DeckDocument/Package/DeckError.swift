@@ -1,0 +1,42 @@
+import Foundation
+
+/// Why a deck could not be created, opened, saved or migrated: the path and the reason.
+///
+/// ``description`` reads `<path>: <reason>`. ``kind`` tells a command-line tool which exit
+/// status fits (65 for ``Kind/notADeck``/``Kind/corrupt``/``Kind/newerVersion``, 66 for
+/// ``Kind/missing``, 73 for ``Kind/alreadyExists``/``Kind/readOnly``, 74 for ``Kind/io``).
+public struct DeckError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The class of failure.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The path is not a `.sampledeck` package (foreign manifest, missing store, not a directory).
+        case notADeck
+        /// Nothing exists at the path.
+        case missing
+        /// The deck was written by a newer format version than this program knows.
+        case newerVersion
+        /// Creating a deck where something already exists.
+        case alreadyExists
+        /// Another process (or document) has the deck open for writing.
+        case inUse
+        /// The manifest or store is damaged.
+        case corrupt
+        /// Writing to a deck opened read-only, or to a location that can't be written.
+        case readOnly
+        /// Reading or writing files failed.
+        case io
+    }
+
+    /// The file or package the error is about.
+    public let path: String
+    /// What is wrong, in words.
+    public let reason: String
+    public let kind: Kind
+
+    public init(path: String, reason: String, kind: Kind) {
+        self.path = path
+        self.reason = reason
+        self.kind = kind
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}

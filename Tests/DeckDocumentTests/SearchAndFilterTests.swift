@@ -1,0 +1,100 @@
+import DeckFilter
+import Foundation
+import Testing
+@testable import DeckDocument
+
+@Suite struct SearchAndFilterTests {
+    @Test(arguments: [("cafe", ["Café"]), ("CAFÉ", ["Café"]), ("COFFEE", ["Café"]), ("animals", ["chat"]),
+                      ("capital france", ["Paris is the capital of {{c1::France}}"]), ("nothing", []), ("\"", [])])
+    func searchIgnoresCaseAndDiacritics(query: String, expected: [String]) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        #expect(try deck.search(query, limit: nil).map(\.front) == expected)
+    }
+
+    @Test func searchFollowsEditsAndTagChanges() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        let card = try #require(try deck.card(id: 1))
+        card.front = "chien"
+        card.tags = try deck.tagModels(named: ["dogs"])
+        try deck.save()
+        #expect(try deck.search("chat", limit: nil).isEmpty)
+        #expect(try deck.search("chien", limit: nil).map(\.id) == [1])
+        #expect(try deck.search("dogs", limit: nil).map(\.id) == [1])
+        #expect(try deck.search("animals", limit: nil).isEmpty)
+    }
+
+    @Test(arguments: [
+        ("front contains \"ch\"", [1]),
+        ("front = \"chat\"", [1]),
+        ("back starts with \"co\"", [2]),
+        ("text contains \"france\"", [3]),
+        ("tag = \"drinks\" or tag = geo", [2, 3]),
+        ("tag != animals", [2, 3]),
+        ("tag in (nouns, geo)", [1, 3]),
+        ("kind = cloze", [3]),
+        ("not kind = cloze", [1, 2]),
+        ("kind in (basic, reversible)", [1, 2]),
+        ("id >= 2", [2, 3]),
+        ("reps = 0 and lapses = 0 and interval = 0", [1, 2, 3]),
+        ("ease > 2.4", [1, 2, 3]),
+        ("created > 2000-01-01", [1, 2, 3]),
+        ("created < 2000-01-01", []),
+        ("due > 2000-01-01", []),
+    ])
+    func filterTranslation(filter: String, expected: [Int64]) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        let expression = try FilterParser.parse(filter)
+        #expect(try deck.cards(where: expression, sortedBy: [], limit: nil, offset: nil).map(\.id) == expected)
+        #expect(try deck.cardCount(where: expression) == expected.count)
+    }
+
+    @Test func wholeDayDates() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.create(at: playground.file("D.sampledeck"), title: "D")
+        defer { try? deck.close() }
+        let noon = try #require(FilterDate.parse("2026-03-05T12:00:00Z")).date
+        let card = try deck.addCard(kind: .basic, front: "a", back: "b", tags: [])
+        card.created = noon
+        try deck.save()
+        for (text, count) in [("created = 2026-03-05", 1), ("created > 2026-03-05", 0), ("created >= 2026-03-05", 1),
+                              ("created < 2026-03-05", 0), ("created <= 2026-03-05", 1), ("created != 2026-03-05", 0),
+                              ("created > 2026-03-04", 1), ("created < 2026-03-06", 1)] {
+            #expect(try deck.cardCount(where: try FilterParser.parse(text)) == count, "\(text)")
+        }
+    }
+
+    @Test func sortLimitOffset() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        #expect(try deck.cards(where: nil, sortedBy: [(field: "front", descending: true)], limit: nil, offset: nil).map(\.id) == [1, 3, 2])
+        #expect(try deck.cards(where: nil, sortedBy: [(field: "id", descending: true)], limit: 1, offset: 1).map(\.id) == [2])
+    }
+
+    @Test(arguments: ["colour = red", "kind = flashy", "created > 12", "front > true", "ease contains \"1\""])
+    func badFiltersGiveClearErrors(filter: String) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        let expression = try FilterParser.parse(filter)
+        #expect(throws: DeckQueryError.self) { try deck.cards(where: expression, sortedBy: [], limit: nil, offset: nil) }
+    }
+
+    @Test func unknownFieldErrorListsKnownFields() throws {
+        do {
+            _ = try DeckDocument.cardQuery(where: try FilterParser.parse("colour = red"), sortedBy: [], limit: nil, offset: nil)
+            Issue.record("no error")
+        } catch let error as DeckQueryError {
+            #expect(error.field == "colour")
+            #expect(error.description.contains("unknown field 'colour'"))
+            #expect(error.description.contains("front"))
+        }
+        #expect(throws: DeckQueryError.self) { try DeckDocument.cardQuery(where: nil, sortedBy: [(field: "tag", descending: false)], limit: nil, offset: nil) }
+    }
+}
