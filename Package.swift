@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
-        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument"]),
     ],
     swiftLanguageModes: [.v6]

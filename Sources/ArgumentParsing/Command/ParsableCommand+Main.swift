@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ParsableCommand {
+    /// Runs the tool with the process's arguments and terminal, then exits the process
+    /// with the command's status. Call it from the executable's `main`.
+    public static func main() async {
+        let status = await main(nil, terminal: .standard)
+        exit(status.rawValue)
+    }
+
+    /// Parses `arguments`, validates and runs the selected command, and returns its exit
+    /// status; never exits the process, so tests can call it in-process.
+    ///
+    /// `--help`, `-h` and `help <subcommand>` print help to standard output (status 0);
+    /// `--version` prints the root's version. A usage mistake prints
+    /// `tool: error: <message>`, the usage line and `See 'tool sub --help'.` to standard
+    /// error (status 64). A ``CommandError`` prints `tool: error: <path>: <reason>` and exits
+    /// with its code; a thrown ``ExitCode`` exits quietly; any other error prints its
+    /// description and exits 1. Standard output is flushed before returning; a failure to
+    /// write it turns success into status 74.
+    ///
+    /// - Parameters:
+    ///   - arguments: the arguments without the program name; `nil` reads `CommandLine.arguments`.
+    ///   - terminal: the streams and environment the command sees as `Terminal.current`.
+    public static func main(_ arguments: [String]?, terminal: Terminal) async -> ExitCode {
+        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+        return await Terminal.$current.withValue(terminal) {
+            var status = await execute(arguments, terminal: terminal)
+            do throws(StreamError) {
+                try terminal.stdout.flush()
+            } catch {
+                terminal.stderr.write("\(commandName): error: \(error.message)\n")
+                if status.isSuccess { status = .ioError }
+            }
+            return status
+        }
+    }
+
+    private static func execute(_ arguments: [String], terminal: Terminal) async -> ExitCode {
+        var path = CommandPath(root: self)
+        do {
+            switch try CommandParser(root: self).parse(arguments) {
+            case .help(let helpPath):
+                terminal.stdout.write(HelpGenerator(path: helpPath, width: terminal.width).render())
+                return .success
+            case .version(let version):
+                terminal.stdout.write(version + "\n")
+                return .success
+            case .run(var command, let commandPath):
+                path = commandPath
+                try await command.run()
+                return .success
+            }
+        } catch {
+            let diagnosis = diagnose(error, path: path, width: terminal.width)
+            if !diagnosis.text.isEmpty {
+                let stream = diagnosis.isError ? terminal.stderr : terminal.stdout
+                stream.write(diagnosis.text + "\n")
+            }
+            return diagnosis.exitCode
+        }
+    }
+
+    // MARK: - Parsing without running
+
+    /// Parses the arguments of this command alone (subcommands are not looked for) and
+    /// validates them.
+    ///
+    /// - Throws: a parse error (see ``fullMessage(for:columns:)`` and ``exitCode(for:)``),
+    ///   ``CleanExit`` for `--help`, or what `validate()` throws.
+    public static func parse(_ arguments: [String] = []) throws -> Self {
+        var parser = CommandParser(root: self)
+        parser.descendsIntoSubcommands = false
+        switch try parser.parse(arguments) {
+        case .help:
+            throw CleanExit.helpRequest(self)
+        case .version(let version):
+            throw CleanExit.message(version)
+        case .run(let command, let path):
+            guard let command = command as? Self else {
+                throw ParserError(reason: .invalidDefinition("parsed an unexpected command type"), path: path)
+            }
+            return command
+        }
+    }
+
+    /// Parses a full command line from this root command down to the subcommand it names,
+    /// and validates it; the caller runs it.
+    ///
+    /// - Throws: a parse error (see ``fullMessage(for:columns:)`` and ``exitCode(for:)``),
+    ///   ``CleanExit`` for `--help`, `help` and `--version`, or what `validate()` throws.
+    public static func parseAsRoot(_ arguments: [String]) throws -> any ParsableCommand {
+        switch try CommandParser(root: self).parse(arguments) {
+        case .help(let path):
+            throw CleanExit.helpRequest(path.leaf)
+        case .version(let version):
+            throw CleanExit.message(version)
+        case .run(let command, _):
+            return command
+        }
+    }
+
+    // MARK: - Help and errors
+
+    /// The help text of this command, or of one of its subcommands (at any depth), wrapped
+    /// to `columns` (the terminal's width by default).
+    public static func helpMessage(for subcommand: (any ParsableCommand.Type)? = nil, columns: Int? = nil) -> String {
+        let path = subcommand.map { CommandPath.find($0, from: self) ?? CommandPath(root: $0) } ?? CommandPath(root: self)
+        return HelpGenerator(path: path, width: columns ?? Terminal.current.width).render()
+    }
+
+    /// The usage line of this command or of one of its subcommands, without a prefix.
+    public static func usageString(for subcommand: (any ParsableCommand.Type)? = nil, columns: Int? = nil) -> String {
+        let path = subcommand.map { CommandPath.find($0, from: self) ?? CommandPath(root: $0) } ?? CommandPath(root: self)
+        return HelpGenerator(path: path, width: columns ?? Terminal.current.width).usage(prefix: "")
+    }
+
+    /// What the tool prints for `error` (without the final newline): the error line with
+    /// usage for parse and validation errors, help for a help request, nothing for an
+    /// ``ExitCode``.
+    public static func fullMessage(for error: any Error, columns: Int? = nil) -> String {
+        diagnose(error, path: CommandPath(root: self), width: columns ?? Terminal.current.width).text
+    }
+
+    /// The exit status the tool ends with after `error`.
+    public static func exitCode(for error: any Error) -> ExitCode {
+        diagnose(error, path: CommandPath(root: self), width: 80).exitCode
+    }
+
+    /// What to print for an error, where, and the status to exit with. `path` is the command
+    /// that was running, for errors that do not carry their own.
+    private static func diagnose(
+        _ error: any Error, path: CommandPath, width: Int
+    ) -> (text: String, isError: Bool, exitCode: ExitCode) {
+        let errorPrefix = "\(path.root.commandName): error: "
+        switch error {
+        case let error as ParserError:
+            if case .invalidDefinition = error.reason {
+                return (errorPrefix + error.reason.message, true, error.reason.exitCode)
+            }
+            return (usageError(error.reason.message, path: error.path, width: width), true, error.reason.exitCode)
+        case let error as ValidationError:
+            return (usageError(error.message, path: path, width: width), true, .usage)
+        case CleanExit.helpRequest(let command):
+            let helpPath = CommandPath.find(command, from: path.root) ?? CommandPath(root: command)
+            return (HelpGenerator(path: helpPath, width: width).render().trimmingSuffixNewlines, false, .success)
+        case CleanExit.message(let message):
+            return (message, false, .success)
+        case let code as ExitCode:
+            return ("", !code.isSuccess, code)
+        case let error as any CommandError:
+            return (errorPrefix + error.message, true, error.exitCode)
+        default:
+            return (errorPrefix + String(describing: error), true, .failure)
+        }
+    }
+
+    /// `tool: error: …`, the usage line, and where to find help.
+    private static func usageError(_ message: String, path: CommandPath, width: Int) -> String {
+        let usage = HelpGenerator(path: path, width: width).usage(prefix: "Usage: ")
+        return "\(path.root.commandName): error: \(message)\n\(usage)\nSee '\(path.displayName) --help'."
+    }
+}
+
+extension String {
+    fileprivate var trimmingSuffixNewlines: String {
+        String(reversed().drop { $0 == "\n" }.reversed())
+    }
+}

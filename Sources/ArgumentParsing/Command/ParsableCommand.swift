@@ -1,0 +1,40 @@
+/// A command of a command-line tool: its configuration, its arguments and what it does.
+///
+/// ```swift
+/// struct Export: ParsableCommand {
+///     static let configuration = CommandConfiguration(
+///         commandName: "export",
+///         abstract: "Write a deck to another format.")
+///
+///     @Argument(help: "The deck to export.") var deck: String
+///     @Option(name: .customShort("o"), help: ArgumentHelp("The output file ('-' for stdout).", valueName: "file"))
+///     var output: String
+///
+///     mutating func run() async throws {
+///         Terminal.current.stdout.write("exported \(deck)\n")
+///     }
+/// }
+/// ```
+///
+/// A root command lists its subcommands in its configuration and runs with
+/// ``main()`` (from an executable) or ``main(_:terminal:)`` (in-process, in tests).
+public protocol ParsableCommand: ParsableArguments {
+    /// The name, help text, subcommands and manual-page sections of the command.
+    static var configuration: CommandConfiguration { get }
+
+    /// Does the command's work, after parsing and ``validate()``.
+    ///
+    /// Write results to `Terminal.current.stdout` and messages to `Terminal.current.stderr`.
+    /// Throw a ``CommandError`` to fail with an exit code and a message, ``ExitCode`` to
+    /// exit quietly, ``ValidationError`` for a usage mistake found late. The default shows
+    /// the command's help (what a command with subcommands does when none is named).
+    mutating func run() async throws
+}
+
+extension ParsableCommand {
+    public static var configuration: CommandConfiguration { CommandConfiguration() }
+
+    public mutating func run() async throws {
+        throw CleanExit.helpRequest(Self.self)
+    }
+}

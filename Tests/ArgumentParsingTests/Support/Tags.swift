@@ -1,0 +1,6 @@
+import Testing
+
+extension Tag {
+    /// Tests that run another program (mandoc).
+    @Tag static var spawnsProcess: Self
+}
