@@ -125,14 +125,7 @@ public final class DeckDocument {
     public static func open(at url: URL, mode: DeckOpenMode = .readWrite) throws -> DeckDocument {
         let url = url.standardizedFileURL
         let manifest = try readManifest(of: url)
-        if manifest.formatVersion > DeckManifest.currentFormatVersion {
-            throw DeckError(path: url.path, reason: "deck format version \(manifest.formatVersion) is newer than this program's version \(DeckManifest.currentFormatVersion); update SampleDeck",
-                            kind: .newerVersion)
-        }
-        if manifest.formatVersion < DeckManifest.currentFormatVersion {
-            throw DeckError(path: url.path, reason: "deck format version \(manifest.formatVersion) is older than the current version \(DeckManifest.currentFormatVersion); run `deck migrate` to upgrade it (a backup is kept)",
-                            kind: .notADeck)
-        }
+        if let error = DeckManifest.versionError(manifest.formatVersion, path: url.path) { throw error }
         let storeURL = try validateStoreName(manifest.store, in: url)
         try verifyStore(at: storeURL, package: url)
         let lock = mode == .readWrite ? try DeckLock(package: url) : nil

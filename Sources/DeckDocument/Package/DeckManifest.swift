@@ -69,6 +69,7 @@ public struct DeckManifest: Codable, Sendable, Equatable {
         guard type == deckContentType else {
             throw DeckError(path: path, reason: "manifest contentType is \"\(type)\", expected \"\(deckContentType)\"", kind: .notADeck)
         }
+        if let version = dictionary["formatVersion"] as? Int, let error = versionError(version, path: path) { throw error }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -87,6 +88,20 @@ public struct DeckManifest: Codable, Sendable, Equatable {
         } catch {
             throw DeckError(path: path, reason: "manifest can't be read: \(error)", kind: .corrupt)
         }
+    }
+
+    /// The refusal for a format version other than the current one, or nil.
+    static func versionError(_ version: Int, path: String) -> DeckError? {
+        let current = currentFormatVersion
+        if version > current {
+            return DeckError(path: path, reason: "deck format version \(version) is newer than this program's version \(current); update SampleDeck",
+                             kind: .newerVersion)
+        }
+        if version < current {
+            return DeckError(path: path, reason: "deck format version \(version) is older than the current version \(current); run `deck migrate` to upgrade it (a backup is kept)",
+                             kind: .notADeck)
+        }
+        return nil
     }
 
     static func formatDate(_ date: Date) -> String {

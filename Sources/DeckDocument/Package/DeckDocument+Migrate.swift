@@ -1,0 +1,179 @@
+import Foundation
+import Persistence
+import SQLite
+
+extension DeckDocument {
+    /// Upgrades a deck of an older format version in place, keeping a copy of the original.
+    ///
+    /// The original package is first copied to `Name.sampledeck.backup-v<old>` beside it
+    /// (`-2`, `-3`… when that exists). The new store is built under a temporary name inside
+    /// the package; the atomic rewrite of `manifest.json` is the switch point, so a crash
+    /// leaves either the old deck or the new one. Card ids are kept.
+    /// - Returns: the old and new format versions and the backup (nil when the deck was
+    ///   already current and nothing was done).
+    /// - Throws: ``DeckError``: `newerVersion`, `notADeck`, `corrupt`, `inUse`, `io`.
+    public static func migrate(at url: URL) throws -> (from: Int, to: Int, backup: URL?) {
+        let url = url.standardizedFileURL
+        let raw = try readRawManifest(of: url)
+        let current = DeckManifest.currentFormatVersion
+        guard let version = raw["formatVersion"] as? Int else {
+            throw DeckError(path: url.appendingPathComponent(manifestName).path, reason: "manifest lacks an integer formatVersion", kind: .corrupt)
+        }
+        if version > current, let error = DeckManifest.versionError(version, path: url.path) { throw error }
+        if version == current {
+            let document = try open(at: url, mode: .readOnly)
+            try document.close()
+            return (current, current, nil)
+        }
+        guard version == 0 else {
+            throw DeckError(path: url.path, reason: "unknown deck format version \(version)", kind: .corrupt)
+        }
+        let lock = try DeckLock(package: url)
+        defer { lock.release() }
+        let oldStore = try validateStoreName(raw["store"] as? String ?? "Cards.sqlite", in: url)
+        guard FileManager.default.fileExists(atPath: oldStore.path) else {
+            throw DeckError(path: url.path, reason: "not a complete .sampledeck package: the store \(oldStore.lastPathComponent) is missing", kind: .notADeck)
+        }
+        let rows = try readVersion0Cards(oldStore)
+        let backup = try makeBackup(of: url, version: version)
+
+        let newName = oldStore.lastPathComponent == DeckManifest.defaultStoreName ? "Deck-v\(current).sqlite" : DeckManifest.defaultStoreName
+        let building = url.appendingPathComponent(".\(newName).migrating")
+        try? FileManager.default.removeItem(at: building)
+        let title = raw["title"] as? String ?? url.deletingPathExtension().lastPathComponent
+        do {
+            let container = try ModelContainer(for: DeckStore.schema(), configurations: [ModelConfiguration("Deck", url: building)])
+            try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: current) }
+            try container.close()
+            let db = try Database(path: building.path, mode: .readWrite)
+            defer { db.close() }
+            try db.transaction(.immediate) {
+                try insertVersion0(rows, title: title, into: db)
+            }
+        } catch let error as DeckError {
+            try? FileManager.default.removeItem(at: building)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: building)
+            throw DeckError(path: building.path, reason: "can't build the migrated store: \(error)", kind: .io)
+        }
+        try syncFile(building)
+        let newStore = url.appendingPathComponent(newName)
+        guard rename(building.path, newStore.path) == 0 else {
+            throw DeckError(path: newStore.path, reason: "can't move the migrated store into place: \(AtomicFile.errnoText())", kind: .io)
+        }
+        var manifest = DeckManifest(title: title, created: (raw["created"] as? String).flatMap(DeckManifest.parseDate) ?? Date(),
+                                    store: newName)
+        manifest.modified = Date()
+        try AtomicFile.write(try manifest.encoded(), to: url.appendingPathComponent(manifestName))
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: oldStore.path + suffix)
+        }
+        return (version, current, backup)
+    }
+
+    /// The manifest as a JSON object, checking the content type.
+    static func readRawManifest(of url: URL) throws -> [String: Any] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DeckError(path: url.path, reason: "no such deck", kind: .missing)
+        }
+        guard isDirectory.boolValue else { throw DeckError(path: url.path, reason: "not a .sampledeck package (a package is a directory)", kind: .notADeck) }
+        let manifestURL = url.appendingPathComponent(manifestName)
+        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is missing", kind: .notADeck)
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw DeckError(path: manifestURL.path, reason: "manifest is not a JSON object", kind: .corrupt)
+        }
+        guard object["contentType"] as? String == DeckManifest.deckContentType else {
+            throw DeckError(path: manifestURL.path, reason: "manifest contentType is not \"\(DeckManifest.deckContentType)\"; not a .sampledeck package", kind: .notADeck)
+        }
+        return object
+    }
+
+    struct Version0Card {
+        let id: Int64, kind: CardKind, question: String, answer: String, tags: [String], created: Double
+    }
+
+    static func readVersion0Cards(_ store: URL) throws -> [Version0Card] {
+        do {
+            let db = try Database(path: store.path, mode: .readOnly)
+            defer { db.close() }
+            guard try db.tableExists("cards") else {
+                throw DeckError(path: store.path, reason: "not a version 0 store: table cards is missing", kind: .notADeck)
+            }
+            return try db.rows("SELECT id, kind, question, answer, tags, created FROM cards ORDER BY id").map { row in
+                guard row.count == 6, case .integer(let id) = row[0], case .text(let kindText) = row[1],
+                      let kind = CardKind(rawValue: kindText) else {
+                    throw DeckError(path: store.path, reason: "version 0 card row \(row.first?.description ?? "?") is malformed", kind: .corrupt)
+                }
+                let text: (SQLValue) -> String = { if case .text(let t) = $0 { t } else { "" } }
+                let created: Double = switch row[5] {
+                case .integer(let v): Double(v)
+                case .real(let v): v
+                default: 0
+                }
+                return Version0Card(id: id, kind: kind, question: text(row[2]), answer: text(row[3]),
+                                    tags: text(row[4]).split(separator: " ").map(String.init), created: created)
+            }
+        } catch let error as DeckError {
+            throw error
+        } catch let error as DatabaseError {
+            throw DeckError(path: store.path, reason: "store can't be read: \(error.message)", kind: .corrupt)
+        }
+    }
+
+    static func insertVersion0(_ cards: [Version0Card], title: String, into db: Database) throws {
+        let entity: [CardKind: String] = [.basic: BasicCard.entityName, .reversible: ReversibleCard.entityName, .cloze: ClozeCard.entityName]
+        let insertCard = try db.prepare("""
+            INSERT INTO "Card" ("pk", "entity", "kind", "front", "back", "created", "modified", "interval", "ease", "repetitions", "lapses", "text")
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, 2.5, 0, 0, ?)
+            """)
+        let insertTag = try db.prepare("INSERT INTO \"Tag\" (\"pk\", \"name\") VALUES (?, ?)")
+        let link = try db.prepare("INSERT OR IGNORE INTO \"Card_tags\" (\"source\", \"target\") VALUES (?, ?)")
+        var tagKeys: [String: Int64] = [:]
+        for card in cards {
+            try insertCard.execute([.integer(card.id), .text(entity[card.kind] ?? BasicCard.entityName), .text(card.kind.rawValue),
+                                    .text(card.question), .text(card.answer), .real(card.created), .real(card.created),
+                                    card.kind == .cloze ? .text(card.question) : .null])
+            for name in card.tags {
+                let key: Int64
+                if let existing = tagKeys[name] { key = existing } else {
+                    key = Int64(tagKeys.count + 1)
+                    tagKeys[name] = key
+                    try insertTag.execute([.integer(key), .text(name)])
+                }
+                try link.execute([.integer(card.id), .integer(key)])
+            }
+        }
+        try db.execute("DELETE FROM \"DeckInfo\"")
+        try db.execute("INSERT INTO \"DeckInfo\" (\"pk\", \"title\", \"description\") VALUES (1, ?, '')", [.text(title)])
+    }
+
+    /// Copies the package to `<name>.backup-v<version>` (numbered when taken), without its lock file.
+    static func makeBackup(of url: URL, version: Int) throws -> URL {
+        let base = url.path + ".backup-v\(version)"
+        var candidate = URL(fileURLWithPath: base)
+        var number = 2
+        while FileManager.default.fileExists(atPath: candidate.path) {
+            candidate = URL(fileURLWithPath: base + "-\(number)")
+            number += 1
+        }
+        do {
+            try FileManager.default.copyItem(at: url, to: candidate)
+            try? FileManager.default.removeItem(at: candidate.appendingPathComponent(DeckLock.fileName))
+        } catch {
+            try? FileManager.default.removeItem(at: candidate)
+            throw DeckError(path: candidate.path, reason: "can't write the backup copy: \(error.localizedDescription)", kind: .io)
+        }
+        return candidate
+    }
+
+    static func syncFile(_ url: URL) throws {
+        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw DeckError(path: url.path, reason: "can't open: \(AtomicFile.errnoText())", kind: .io) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw DeckError(path: url.path, reason: "can't sync: \(AtomicFile.errnoText())", kind: .io) }
+    }
+}

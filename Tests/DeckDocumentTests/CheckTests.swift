@@ -1,0 +1,79 @@
+import Foundation
+import SQLite
+import Testing
+@testable import DeckDocument
+
+@Suite struct CheckTests {
+    @Test func healthyDeckHasNoProblems() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        let card = try #require(try deck.card(id: 1))
+        card.media.append(try deck.addMedia(Data("meow".utf8), originalName: "Cat.MP3"))
+        try deck.save()
+        #expect(deck.check() == [])
+    }
+
+    @Test func mediaIsContentAddressedAndShared() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        let a = try deck.addMedia(Data("abc".utf8), originalName: "a.png")
+        let b = try deck.addMedia(Data("abc".utf8), originalName: "copy.png")
+        #expect(a === b)
+        #expect(a.fileName == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.png")
+        #expect(a.mime == "image/png")
+        #expect(try Data(contentsOf: deck.fileURL(of: a)) == Data("abc".utf8))
+    }
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func sha256MatchesFIPSVectors(input: String, digest: String) {
+        #expect(SHA256.hex(Data(input.utf8)) == digest)
+        #expect(SHA256.hex(Data(String(repeating: input, count: 100).utf8)) != digest || input.isEmpty)
+    }
+
+    @Test func sha256OfAMillionAs() {
+        #expect(SHA256.hex(Data(repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// Each kind of damage is reported by a message naming what is wrong.
+    @Test(arguments: [
+        ("missing media", DeckProblem.Severity.error, "missing"),
+        ("changed media", .error, "contents changed"),
+        ("unreferenced media", .warning, "not referenced"),
+        ("search index stale", .error, "missing from the search index"),
+        ("foreign key", .error, "foreign key violation"),
+        ("manifest version", .error, "format version 7"),
+    ])
+    func eachProblemIsReported(damage: String, severity: DeckProblem.Severity, phrase: String) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        let media = try deck.addMedia(Data("meow".utf8), originalName: "cat.mp3")
+        try #require(try deck.card(id: 1)).media.append(media)
+        try deck.save()
+        switch damage {
+        case "missing media": try FileManager.default.removeItem(at: deck.fileURL(of: media))
+        case "changed media": try Data("woof".utf8).write(to: deck.fileURL(of: media))
+        case "unreferenced media": try Data("x".utf8).write(to: deck.mediaURL.appendingPathComponent("stray.png"))
+        case "search index stale":
+            try deck.container.withDatabase(for: Card.self) { db in try db.execute("DELETE FROM CardSearch WHERE rowid = 2") }
+        case "foreign key":
+            try deck.container.withDatabase(for: Card.self) { db in
+                try db.execute("PRAGMA foreign_keys = OFF")
+                try db.execute("INSERT INTO Card_tags(source, target) VALUES (1, 999)")
+                try db.execute("PRAGMA foreign_keys = ON")
+            }
+        default:
+            var manifest = deck.manifest
+            manifest.formatVersion = 7
+            try manifest.encoded().write(to: deck.url.appendingPathComponent("manifest.json"))
+        }
+        let problems = deck.check()
+        #expect(problems.contains { $0.severity == severity && $0.message.contains(phrase) }, "\(problems)")
+    }
+}
