@@ -1,0 +1,50 @@
+import ArgumentParsing
+import Archive
+import Foundation
+
+/// `deck info <deck|archive> [--json]`
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show a deck's title, identifier, format version, dates and card count.",
+        discussion: "Works on a deck directory or on an archive made by 'deck archive' (read without extracting it to the destination).",
+        examples: [.init("Show an archived deck.", command: "deck info French.sampledeck.zip --json")])
+
+    @Argument(help: ArgumentHelp("The deck or archive to describe.", valueName: "deck|archive")) var deck: String
+    @OptionGroup var output: OutputOptions
+
+    init() {}
+
+    mutating func run() async throws {
+        let manifest: DeckManifest
+        let count: Int
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: deck, isDirectory: &isDirectory), !isDirectory.boolValue {
+            (manifest, count) = try ErrorMapping.run(path: deck) { try ArchivedDeck.describe(archive: deck) }
+        } else {
+            let store = try DeckStore.open(at: deck, readOnly: true)
+            (manifest, count) = (store.manifest, try store.cardCount())
+        }
+        if output.json {
+            Terminal.current.stdout.write(Self.json(path: deck, manifest: manifest, cardCount: count) + "\n")
+        } else {
+            Terminal.current.stdout.write("""
+                path:            \(deck)
+                title:           \(manifest.title)
+                document id:     \(manifest.documentID)
+                format version:  \(manifest.formatVersion)
+                created:         \(JSONText.date(manifest.created))
+                modified:        \(JSONText.date(manifest.modified))
+                cards:           \(count)
+
+                """)
+        }
+    }
+
+    static func json(path: String, manifest: DeckManifest, cardCount: Int) -> String {
+        "{\"path\": \(JSONText.quoted(path)), \"title\": \(JSONText.quoted(manifest.title)), "
+            + "\"documentID\": \(JSONText.quoted(manifest.documentID)), \"formatVersion\": \(manifest.formatVersion), "
+            + "\"created\": \(JSONText.quoted(JSONText.date(manifest.created))), "
+            + "\"modified\": \(JSONText.quoted(JSONText.date(manifest.modified))), \"cards\": \(cardCount)}"
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParsing
+
+/// `deck search <deck> <text> [--limit <n>] [--format table|tsv|json]`
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Find cards whose front, back or tags contain a text, ignoring case and accents.",
+        discussion: "'cafe' finds 'Café'. Cards matching at the start of their front come first. Exits 1 when nothing matches.",
+        examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre")])
+
+    @Argument(help: ArgumentHelp("The deck to search.", valueName: "deck")) var deck: String
+    @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String
+    @Option(help: ArgumentHelp("At most this many cards.", valueName: "n")) var limit: Int?
+    @Option(help: "The output format.") var format: CardFormat = .table
+    @OptionGroup var output: OutputOptions
+
+    init() {}
+
+    mutating func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be zero or more") }
+    }
+
+    mutating func run() async throws {
+        let store = try DeckStore.open(at: deck, readOnly: true)
+        let cards = try store.search(text, limit: limit)
+        CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
+        if cards.isEmpty { throw ExitCode.failure }
+    }
+}

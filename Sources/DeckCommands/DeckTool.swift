@@ -1,0 +1,73 @@
+import ArgumentParsing
+import Foundation
+
+/// The `deck` tool: parses the command line and runs one subcommand.
+///
+/// `DeckTool.main()` (from ``ParsableCommand``) runs it with the process's arguments and
+/// exits; `DeckTool.main(_:terminal:)` runs it in-process and returns the exit status.
+public struct DeckTool: ParsableCommand {
+    /// The version `deck --version` prints.
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "deck",
+        abstract: "Create, edit, search, check and archive flash-card decks (.sampledeck).",
+        discussion: """
+            A deck is a .sampledeck directory holding a SQLite store and a manifest. Each \
+            subcommand does one job; results go to standard output, messages and errors to \
+            standard error.
+            """,
+        version: version,
+        subcommands: [
+            CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
+            EditCommand.self, RmCommand.self, CheckCommand.self, ImportCommand.self, ArchiveCommand.self,
+            UnarchiveCommand.self,
+        ],
+        examples: [
+            .init("Create a deck and fill it from a CSV file.",
+                  command: "deck create French.sampledeck --title \"French verbs\" && deck import French.sampledeck verbs.csv"),
+            .init("List the first ten cards by front.", command: "deck list French.sampledeck --sort front --limit 10"),
+        ],
+        exitStatus: DeckTool.exitStatuses,
+        environment: [.init("COLUMNS", "The width tables are fitted to when standard output is not a terminal."),
+                      .init("NO_COLOR", "When set, no colour is used.")],
+        seeAlso: [.init("sampledeck", section: 5)]
+    )
+
+    static let exitStatuses: [CommandConfiguration.ExitStatus] = [
+        .init(.success, "Success."),
+        .init(.failure, "The command failed (for example a card was not found or a check found problems)."),
+        .init(.usage, "The command line is wrong."),
+        .init(.dataError, "An input is malformed: a corrupt deck, archive or CSV file."),
+        .init(.noInput, "An input file or deck does not exist."),
+        .init(.cantCreate, "An output cannot be created: it exists, or its directory is unwritable."),
+        .init(.ioError, "Reading or writing failed part-way."),
+    ]
+
+    @Option(name: .customLong("generate-manpages"), help: .hidden)
+    var manualDirectory: String?
+
+    public init() {}
+
+    public mutating func run() async throws {
+        guard let manualDirectory else { throw CleanExit.helpRequest(Self.self) }
+        try Self.writeManualPages(to: manualDirectory)
+    }
+
+    /// Writes `deck.1` and one `deck-<command>.1` per subcommand into `directory`.
+    static func writeManualPages(to directory: String) throws {
+        for page in manualPages() {
+            let path = (directory as NSString).appendingPathComponent(page.fileName)
+            do {
+                try page.contents.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw CommandFailure(.cantCreate, path: path, reason: "cannot write (\(error.localizedDescription))")
+            }
+        }
+    }
+
+    /// The manual pages, dated with the fixed release date so regenerating them is reproducible.
+    static func manualPages() -> [ManualPage] {
+        ManualPage.pages(for: DeckTool.self, date: ManualDate(year: 2026, month: 1, day: 1))
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParsing
+import Archive
+import DeckFilter
+import Interchange
+
+/// Turns errors of the lower layers into ``CommandFailure``s with the tool's exit statuses.
+enum ErrorMapping {
+    static func map(_ error: any Error, path: String? = nil) -> any Error {
+        switch error {
+        case is any CommandError, is ValidationError, is ExitCode, is CleanExit:
+            return error
+        case let error as FilterSyntaxError:
+            return ValidationError("--where: \(error.description)")
+        case let error as CSVError:
+            if case .io = error.reason {
+                return CommandFailure(.noInput, path: error.path ?? path, reason: error.message)
+            }
+            let line = error.line.map { "line \($0): " } ?? ""
+            return CommandFailure(.dataError, path: error.path ?? path, reason: line + error.message)
+        case let error as ArchiveError:
+            let code: ExitCode = switch error.kind {
+            case .malformed, .unsafeEntry, .limitExceeded: .dataError
+            case .alreadyExists: .cantCreate
+            case .io, .invalidArgument: .ioError
+            }
+            let entry = error.entry.map { "\($0): " } ?? ""
+            return CommandFailure(code, path: path ?? error.path, reason: entry + error.reason)
+        default:
+            return CommandFailure(.failure, path: path, reason: String(describing: error))
+        }
+    }
+
+    /// Runs `body`, mapping any error it throws.
+    static func run<T>(path: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw map(error, path: path)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Small helpers to write JSON by hand with a stable key order.
+enum JSONText {
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case let s where s.value < 0x20: result += String(format: "\\u%04x", s.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    static func date(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParsing
+
+/// The options every command shares: machine-readable output, silence, progress.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    @Flag(name: .customLong("no-progress"), help: "Never show a progress bar.")
+    var noProgress = false
+
+    init() {}
+
+    /// Writes a line to standard output unless `--quiet` was given.
+    func say(_ line: String) {
+        guard !quiet else { return }
+        Terminal.current.stdout.write(line + "\n")
+    }
+}
+
+/// The output formats of commands that print cards.
+enum CardFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case table, tsv, json
+}

@@ -1,0 +1,133 @@
+import Archive
+import Foundation
+import SQLite
+
+/// Deck archives: a single `<Name>.sampledeck/` directory with `manifest.json` and
+/// `store.sqlite`, in a zip or compressed tar.
+enum ArchivedDeck {
+    /// Writes `store` to `destination` from a consistent snapshot (VACUUM INTO a temporary
+    /// copy, never the live file); the archive appears at `destination` only when complete.
+    static func write(_ store: DeckStore, to destination: String, format: ArchiveFormat) throws {
+        if FileManager.default.fileExists(atPath: destination) {
+            throw DeckStoreError(.cannotCreate, path: destination, reason: "already exists")
+        }
+        let scratch = try TemporaryDirectory(besides: destination)
+        defer { scratch.remove() }
+        let snapshot = (scratch.path as NSString).appendingPathComponent(DeckStore.storeName)
+        try store.snapshotStore(to: snapshot)
+        let top = topDirectoryName(for: store.path)
+        let writer = try ArchiveWriter(url: URL(fileURLWithPath: destination), format: format)
+        try writer.addDirectory(top)
+        try writer.addFile(top + "/" + DeckStore.manifestName, contents: try store.manifest.encoded())
+        try writer.addFile(top + "/" + DeckStore.storeName, contentsOf: URL(fileURLWithPath: snapshot))
+        try writer.finish()
+    }
+
+    /// The manifest and card count of an archived deck, read through a private temporary copy.
+    static func describe(archive: String) throws -> (DeckManifest, Int) {
+        let scratch = try TemporaryDirectory(besides: NSTemporaryDirectory() + "/deck-info")
+        defer { scratch.remove() }
+        let reader = try ArchiveReader(url: URL(fileURLWithPath: archive))
+        var manifest: DeckManifest?
+        var storePath: String?
+        while let entry = try reader.nextEntry() {
+            let parts = entry.path.split(separator: "/")
+            guard entry.type == .file, parts.count == 2 else { continue }
+            if parts[1] == DeckStore.manifestName {
+                manifest = try DeckManifest.decode(try reader.readData(), path: archive)
+            } else if parts[1] == DeckStore.storeName {
+                let path = (scratch.path as NSString).appendingPathComponent(DeckStore.storeName)
+                try reader.copyData(to: URL(fileURLWithPath: path))
+                storePath = path
+            }
+        }
+        guard let manifest, let storePath else {
+            throw DeckStoreError(.corrupt, path: archive, reason: "not a deck archive (no <name>.sampledeck/manifest.json and store.sqlite)")
+        }
+        do {
+            let database = try Database(path: storePath, mode: .readOnly)
+            defer { database.close() }
+            let count = try database.scalar("SELECT count(*) FROM card", as: Int64.self) ?? 0
+            return (manifest, Int(count))
+        } catch {
+            throw DeckStoreError(.corrupt, path: archive, reason: "the archived store cannot be read (\(error))")
+        }
+    }
+
+    /// Extracts the deck in `archive` into `directory`, checks it, and moves it into place.
+    /// Returns the path of the extracted deck.
+    static func extract(archive: String, into directory: String) throws -> String {
+        let scratch = try TemporaryDirectory(besides: (directory as NSString).appendingPathComponent("deck"))
+        defer { scratch.remove() }
+        let reader = try ArchiveReader(url: URL(fileURLWithPath: archive))
+        var top: String?
+        while let entry = try reader.nextEntry() {
+            let parts = entry.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            guard !entry.path.hasPrefix("/"), !parts.isEmpty, !parts.contains(".."), !parts.contains("."),
+                  let first = parts.first, first.hasSuffix(".sampledeck") else {
+                throw DeckStoreError(.corrupt, path: archive, reason: "\(entry.path): unsafe or unexpected entry (a deck archive holds one <name>.sampledeck directory)")
+            }
+            if let top, top != first {
+                throw DeckStoreError(.corrupt, path: archive, reason: "holds more than one deck (\(top), \(first))")
+            }
+            top = first
+            let target = ([scratch.path] + parts).joined(separator: "/")
+            switch entry.type {
+            case .directory:
+                try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            case .file:
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try reader.copyData(to: URL(fileURLWithPath: target))
+            case .symlink, .hardlink, .other:
+                throw DeckStoreError(.corrupt, path: archive, reason: "\(entry.path): links and special files are refused")
+            }
+        }
+        guard let top else { throw DeckStoreError(.corrupt, path: archive, reason: "empty archive") }
+        let destination = (directory as NSString).appendingPathComponent(top)
+        if FileManager.default.fileExists(atPath: destination) {
+            throw DeckStoreError(.cannotCreate, path: destination, reason: "already exists")
+        }
+        let extracted = (scratch.path as NSString).appendingPathComponent(top)
+        do {
+            let store = try DeckStore.open(at: extracted, readOnly: true)
+            let problems = try store.check()
+            if let first = problems.first { throw DeckStoreError(.corrupt, path: archive, reason: "the archived deck fails its check: \(first)") }
+        } catch let error as DeckStoreError {
+            throw DeckStoreError(error.kind == .missing ? .corrupt : error.kind, path: archive, reason: error.reason)
+        }
+        do {
+            try FileManager.default.moveItem(atPath: extracted, toPath: destination)
+        } catch {
+            throw DeckStoreError(.cannotCreate, path: destination, reason: "cannot move the extracted deck into place (\(error.localizedDescription))")
+        }
+        return destination
+    }
+
+    /// `French.sampledeck` for `demo/French.sampledeck/`.
+    static func topDirectoryName(for path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        return name.hasSuffix(".sampledeck") ? name : name + ".sampledeck"
+    }
+}
+
+/// A private directory beside a destination (same file system, so a rename is atomic),
+/// removed when done.
+struct TemporaryDirectory {
+    let path: String
+
+    init(besides destination: String) throws {
+        let parent = (destination as NSString).deletingLastPathComponent
+        let base = parent.isEmpty ? "." : parent
+        path = (base as NSString).appendingPathComponent(".deck-tmp-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        } catch {
+            throw DeckStoreError(.cannotCreate, path: base, reason: "cannot create a temporary directory (\(error.localizedDescription))")
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

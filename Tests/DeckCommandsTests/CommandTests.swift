@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// Each command run on the built binary: stdout, stderr and the exit status.
+@Suite struct CommandTests {
+    @Test func versionAndHelp() throws {
+        let play = try Playground()
+        let version = try play.run("--version")
+        #expect(version.status == 0)
+        #expect(version.stdout.first?.isNumber == true)
+        let help = try play.run("--help")
+        #expect(help.status == 0)
+        for name in ["create", "info", "add", "list", "search", "edit", "rm", "check", "import", "archive", "unarchive"] {
+            #expect(help.stdout.contains(name), "help lists \(name)")
+        }
+    }
+
+    @Test(arguments: ["create", "info", "add", "list", "search", "edit", "rm", "check", "import", "archive", "unarchive"])
+    func everySubcommandHasHelp(_ name: String) throws {
+        let result = try Playground().run(name, "--help")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func usageErrorsExit64WithOneErrorLine() throws {
+        let play = try Playground()
+        let misspelled = try play.run("lsit", "x")
+        #expect(misspelled.status == 64)
+        #expect(misspelled.stdout.isEmpty)
+        #expect(misspelled.stderr.hasPrefix("deck: error: "))
+        #expect(misspelled.stderr.contains("list"))
+        let badSort = try play.run("list", "x", "--sort", "colour")
+        #expect(badSort.status == 64)
+        let rmNeither = try play.run("rm", "x")
+        #expect(rmNeither.status == 64)
+    }
+
+    @Test func missingDeckExits66() throws {
+        let result = try Playground().run("list", "Nope.sampledeck")
+        #expect(result.status == 66)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "deck: error: Nope.sampledeck: no such deck\n")
+    }
+
+    @Test func createRefusesAnExistingPathWith73() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "A.sampledeck").status == 0)
+        let again = try play.run("create", "A.sampledeck")
+        #expect(again.status == 73)
+        #expect(again.stderr == "deck: error: A.sampledeck: already exists\n")
+    }
+
+    @Test func notADeckExits65() throws {
+        let play = try Playground()
+        try play.write("plain.txt", "hello")
+        let result = try play.run("info", "plain.txt")
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("deck: error: plain.txt: "))
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("Empty.sampledeck"), withIntermediateDirectories: false)
+        let empty = try play.run("check", "Empty.sampledeck")
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("manifest.json"))
+    }
+
+    @Test func addEditRemove() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "D.sampledeck", "--title", "D").status == 0)
+        let add = try play.run("add", "D.sampledeck", "--front", "chat", "--back", "cat", "--tag", "animals")
+        #expect(add.status == 0)
+        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Int(id) != nil)
+        let edit = try play.run("edit", "D.sampledeck", id, "--back", "the cat", "--tag", "+pets", "--tag=-animals")
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let list = try play.run("list", "D.sampledeck", "--format", "json")
+        let cards = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
+        #expect(cards?.first?["back"] as? String == "the cat")
+        #expect(cards?.first?["tags"] as? [String] == ["pets"])
+        let missing = try play.run("edit", "D.sampledeck", "999", "--back", "x")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "deck: error: D.sampledeck: no card with id 999\n")
+        let rm = try play.run("rm", "D.sampledeck", id)
+        #expect(rm.status == 0)
+        #expect(rm.stdout == "removed 1 card\n")
+        #expect(try play.run("list", "D.sampledeck", "--format", "tsv").stdout == "id\tkind\tfront\tback\ttags\n")
+    }
+
+    @Test func listFiltersAndFormats() throws {
+        let play = try Playground()
+        try play.frenchDeck()
+        let tsv = try play.run("list", "French.sampledeck", "--where", "tag = \"re\" and front starts with \"at\"", "--format", "tsv")
+        #expect(tsv.status == 0, "\(tsv.stderr)")
+        #expect(tsv.stdout.split(separator: "\n").count == 2)
+        #expect(tsv.stdout.contains("attendre\tto wait (for)"))
+        let bad = try play.run("list", "French.sampledeck", "--where", "front contains")
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("deck: error: --where"))
+        let page = try play.run("list", "French.sampledeck", "--sort", "front:desc", "--limit", "2", "--offset", "1", "--format", "json")
+        let cards = try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [[String: Any]]
+        #expect(cards?.count == 2)
+        let fronts = cards?.compactMap { $0["front"] as? String } ?? []
+        #expect(fronts == fronts.sorted(by: >))
+    }
+
+    @Test func tablesFitTheTerminalAndTruncateVisibly() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "T.sampledeck").status == 0)
+        let long = String(repeating: "long text ", count: 20)
+        #expect(try play.run("add", "T.sampledeck", "--front", "front", "--back", long).status == 0)
+        let narrow = try play.run("list", "T.sampledeck", columns: 50)
+        for line in narrow.stdout.split(separator: "\n") { #expect(line.count <= 50) }
+        #expect(narrow.stdout.contains("…"))
+        let tsv = try play.run("list", "T.sampledeck", "--format", "tsv", columns: 50)
+        #expect(tsv.stdout.contains(long))
+    }
+
+    @Test func searchWithoutMatchesExits1() throws {
+        let play = try Playground()
+        try play.frenchDeck()
+        let none = try play.run("search", "French.sampledeck", "zzzz")
+        #expect(none.status == 1)
+        let accent = try play.run("search", "French.sampledeck", "CONNAITRE", "--format", "tsv")
+        #expect(accent.stdout.contains("connaître"))
+    }
+
+    @Test func importErrors() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "I.sampledeck").status == 0)
+        let missing = try play.run("import", "I.sampledeck", "nope.csv")
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "deck: error: nope.csv: no such file\n")
+        try play.write("bad.csv", "front,back\n\"open,quote\n")
+        let bad = try play.run("import", "I.sampledeck", "bad.csv")
+        #expect(bad.status == 65)
+        #expect(bad.stderr.hasPrefix("deck: error: "))
+        #expect(bad.stderr.contains("bad.csv"))
+        let fromStdin = try play.run("import", "I.sampledeck", "-", "--format", "tsv", stdin: "front\tback\nun\tone\n")
+        #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
+        #expect(fromStdin.stdout == "imported 1 card into I.sampledeck\n")
+    }
+
+    @Test(arguments: ["zip", "tar.gz", "tar.xz", "tar.zst"])
+    func archiveAndUnarchiveRoundTrip(_ format: String) throws {
+        let play = try Playground()
+        try play.frenchDeck()
+        let archive = try play.run("archive", "French.sampledeck", "--format", format)
+        #expect(archive.status == 0, "\(archive.stderr)")
+        #expect(play.exists("French.sampledeck.\(format)"))
+        let again = try play.run("archive", "French.sampledeck", "--format", format)
+        #expect(again.status == 73)
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("out"), withIntermediateDirectories: false)
+        let extract = try play.run("unarchive", "French.sampledeck.\(format)", "-C", "out")
+        #expect(extract.status == 0, "\(extract.stderr)")
+        let check = try play.run("check", "out/French.sampledeck")
+        #expect(check.status == 0)
+        let original = try play.run("list", "French.sampledeck", "--format", "tsv").stdout
+        #expect(try play.run("list", "out/French.sampledeck", "--format", "tsv").stdout == original)
+        let twice = try play.run("unarchive", "French.sampledeck.\(format)", "-C", "out")
+        #expect(twice.status == 73)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: play.url.appendingPathComponent("out").path)
+        #expect(leftovers == ["French.sampledeck"])
+    }
+
+    @Test func unarchiveRefusesGarbage() throws {
+        let play = try Playground()
+        try play.write("junk.zip", "not an archive at all")
+        let junk = try play.run("unarchive", "junk.zip")
+        #expect(junk.status == 65)
+        #expect(junk.stderr.hasPrefix("deck: error: junk.zip"))
+        let missing = try play.run("unarchive", "none.zip")
+        #expect(missing.status == 66)
+    }
+}
