@@ -22,7 +22,7 @@ struct AddCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try DeckStore.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false)
         let added = try store.add([(kind.rawValue, front, back, tags)])
         for card in added {
             if output.json {

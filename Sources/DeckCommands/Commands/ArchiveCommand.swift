@@ -44,7 +44,7 @@ struct ArchiveCommand: ParsableCommand {
         var trimmed = deck
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         let destination = outputFile ?? trimmed + "." + archiveFormat.fileExtension
-        let store = try DeckStore.open(at: deck, readOnly: true)
+        let store = try OpenDeck.open(at: deck, readOnly: true)
         try ErrorMapping.run(path: destination) { try ArchivedDeck.write(store, to: destination, format: archiveFormat) }
         if output.json {
             Terminal.current.stdout.write("{\"archive\": \(JSONText.quoted(destination)), \"format\": \(JSONText.quoted(archiveFormat.rawValue))}\n")

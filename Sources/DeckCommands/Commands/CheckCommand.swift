@@ -14,7 +14,7 @@ struct CheckCommand: ParsableCommand {
     init() {}
 
     mutating func run() async throws {
-        let store = try DeckStore.open(at: deck, readOnly: true)
+        let store = try OpenDeck.open(at: deck, readOnly: true)
         let problems = try store.check()
         if output.json {
             let list = problems.map(JSONText.quoted).joined(separator: ", ")

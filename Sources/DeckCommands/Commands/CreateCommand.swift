@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeckDocument
 import Foundation
 
 /// `deck create <deck> [--title <text>]`
@@ -17,7 +18,7 @@ struct CreateCommand: ParsableCommand {
 
     mutating func run() async throws {
         let title = self.title ?? ((deck as NSString).lastPathComponent as NSString).deletingPathExtension
-        let store = try DeckStore.create(at: deck, title: title)
+        let store = try OpenDeck.create(at: deck, title: title)
         if output.json {
             Terminal.current.stdout.write(InfoCommand.json(path: deck, manifest: store.manifest, cardCount: 0) + "\n")
         } else {

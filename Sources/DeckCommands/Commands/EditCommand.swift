@@ -29,7 +29,7 @@ struct EditCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try DeckStore.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false)
         guard var card = try store.card(id: cardID) else {
             throw CommandFailure(.failure, path: deck, reason: "no card with id \(cardID)")
         }

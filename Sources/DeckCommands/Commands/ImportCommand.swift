@@ -49,11 +49,11 @@ struct ImportCommand: ParsableCommand {
                 }
             }
         }
-        let store: DeckStore
+        let store: OpenDeck
         if create, !FileManager.default.fileExists(atPath: deck) {
-            store = try DeckStore.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
+            store = try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
         } else {
-            store = try DeckStore.open(at: deck, readOnly: false)
+            store = try OpenDeck.open(at: deck, readOnly: false)
         }
         try store.add(rows)
         if output.json {

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeckDocument
 import Archive
 import Foundation
 
@@ -22,7 +23,7 @@ struct InfoCommand: ParsableCommand {
         if FileManager.default.fileExists(atPath: deck, isDirectory: &isDirectory), !isDirectory.boolValue {
             (manifest, count) = try ErrorMapping.run(path: deck) { try ArchivedDeck.describe(archive: deck) }
         } else {
-            let store = try DeckStore.open(at: deck, readOnly: true)
+            let store = try OpenDeck.open(at: deck, readOnly: true)
             (manifest, count) = (store.manifest, try store.cardCount())
         }
         if output.json {
@@ -43,7 +44,7 @@ struct InfoCommand: ParsableCommand {
 
     static func json(path: String, manifest: DeckManifest, cardCount: Int) -> String {
         "{\"path\": \(JSONText.quoted(path)), \"title\": \(JSONText.quoted(manifest.title)), "
-            + "\"documentID\": \(JSONText.quoted(manifest.documentID)), \"formatVersion\": \(manifest.formatVersion), "
+            + "\"documentID\": \(JSONText.quoted(manifest.documentID.uuidString)), \"formatVersion\": \(manifest.formatVersion), "
             + "\"created\": \(JSONText.quoted(JSONText.date(manifest.created))), "
             + "\"modified\": \(JSONText.quoted(JSONText.date(manifest.modified))), \"cards\": \(cardCount)}"
     }

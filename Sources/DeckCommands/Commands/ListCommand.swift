@@ -29,8 +29,8 @@ struct ListCommand: ParsableCommand {
         if offset < 0 { throw ValidationError("--offset must be zero or more") }
         for key in sort {
             let name = key.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-            if FilterSQL.sortColumn(name) == nil {
-                throw ValidationError("--sort: unknown key '\(name)' (use \(FilterSQL.sortKeys.joined(separator: ", ")))")
+            if !OpenDeck.sortKeys.contains(name) {
+                throw ValidationError("--sort: unknown key '\(name)' (use \(OpenDeck.sortKeys.joined(separator: ", ")))")
             }
             if key.contains(":"), !key.hasSuffix(":desc"), !key.hasSuffix(":asc") {
                 throw ValidationError("--sort: '\(key)' must end in :asc or :desc")
@@ -43,7 +43,7 @@ struct ListCommand: ParsableCommand {
         let keys = sort.map { key in
             (field: String(key.split(separator: ":").first ?? ""), descending: key.hasSuffix(":desc"))
         }
-        let store = try DeckStore.open(at: deck, readOnly: true)
+        let store = try OpenDeck.open(at: deck, readOnly: true)
         let cards = try store.cards(where: expression, sortedBy: keys, limit: limit, offset: offset)
         CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
     }

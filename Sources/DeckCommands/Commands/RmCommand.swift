@@ -23,7 +23,7 @@ struct RmCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try DeckStore.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false)
         var ids = cardIDs
         if let filter {
             let expression = try ErrorMapping.run { try FilterParser.parse(filter) }

@@ -21,7 +21,7 @@ struct SearchCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try DeckStore.open(at: deck, readOnly: true)
+        let store = try OpenDeck.open(at: deck, readOnly: true)
         let cards = try store.search(text, limit: limit)
         CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
         if cards.isEmpty { throw ExitCode.failure }

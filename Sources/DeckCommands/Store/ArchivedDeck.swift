@@ -1,4 +1,5 @@
 import Archive
+import DeckDocument
 import Foundation
 import SQLite
 
@@ -7,19 +8,19 @@ import SQLite
 enum ArchivedDeck {
     /// Writes `store` to `destination` from a consistent snapshot (VACUUM INTO a temporary
     /// copy, never the live file); the archive appears at `destination` only when complete.
-    static func write(_ store: DeckStore, to destination: String, format: ArchiveFormat) throws {
+    static func write(_ store: OpenDeck, to destination: String, format: ArchiveFormat) throws {
         if FileManager.default.fileExists(atPath: destination) {
-            throw DeckStoreError(.cannotCreate, path: destination, reason: "already exists")
+            throw DeckFailure(.cannotCreate, path: destination, reason: "already exists")
         }
         let scratch = try TemporaryDirectory(besides: destination)
         defer { scratch.remove() }
-        let snapshot = (scratch.path as NSString).appendingPathComponent(DeckStore.storeName)
+        let snapshot = (scratch.path as NSString).appendingPathComponent(store.storeName)
         try store.snapshotStore(to: snapshot)
         let top = topDirectoryName(for: store.path)
         let writer = try ArchiveWriter(url: URL(fileURLWithPath: destination), format: format)
         try writer.addDirectory(top)
-        try writer.addFile(top + "/" + DeckStore.manifestName, contents: try store.manifest.encoded())
-        try writer.addFile(top + "/" + DeckStore.storeName, contentsOf: URL(fileURLWithPath: snapshot))
+        try writer.addFile(top + "/" + DeckDocument.manifestName, contents: try store.manifest.encoded())
+        try writer.addFile(top + "/" + store.storeName, contentsOf: URL(fileURLWithPath: snapshot))
         try writer.finish()
     }
 
@@ -33,24 +34,24 @@ enum ArchivedDeck {
         while let entry = try reader.nextEntry() {
             let parts = entry.path.split(separator: "/")
             guard entry.type == .file, parts.count == 2 else { continue }
-            if parts[1] == DeckStore.manifestName {
-                manifest = try DeckManifest.decode(try reader.readData(), path: archive)
-            } else if parts[1] == DeckStore.storeName {
-                let path = (scratch.path as NSString).appendingPathComponent(DeckStore.storeName)
+            if parts[1] == DeckDocument.manifestName {
+                manifest = try OpenDeck.mapping(archive) { try DeckManifest.decode(try reader.readData(), path: archive) }
+            } else if parts[1].hasSuffix(".sqlite") {
+                let path = (scratch.path as NSString).appendingPathComponent("store.sqlite")
                 try reader.copyData(to: URL(fileURLWithPath: path))
                 storePath = path
             }
         }
         guard let manifest, let storePath else {
-            throw DeckStoreError(.corrupt, path: archive, reason: "not a deck archive (no <name>.sampledeck/manifest.json and store.sqlite)")
+            throw DeckFailure(.corrupt, path: archive, reason: "not a deck archive (no <name>.sampledeck/manifest.json and store.sqlite)")
         }
         do {
             let database = try Database(path: storePath, mode: .readOnly)
             defer { database.close() }
-            let count = try database.scalar("SELECT count(*) FROM card", as: Int64.self) ?? 0
+            let count = try database.scalar("SELECT count(*) FROM \"Card\"", as: Int64.self) ?? 0
             return (manifest, Int(count))
         } catch {
-            throw DeckStoreError(.corrupt, path: archive, reason: "the archived store cannot be read (\(error))")
+            throw DeckFailure(.corrupt, path: archive, reason: "the archived store cannot be read (\(error))")
         }
     }
 
@@ -65,10 +66,10 @@ enum ArchivedDeck {
             let parts = entry.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
             guard !entry.path.hasPrefix("/"), !parts.isEmpty, !parts.contains(".."), !parts.contains("."),
                   let first = parts.first, first.hasSuffix(".sampledeck") else {
-                throw DeckStoreError(.corrupt, path: archive, reason: "\(entry.path): unsafe or unexpected entry (a deck archive holds one <name>.sampledeck directory)")
+                throw DeckFailure(.corrupt, path: archive, reason: "\(entry.path): unsafe or unexpected entry (a deck archive holds one <name>.sampledeck directory)")
             }
             if let top, top != first {
-                throw DeckStoreError(.corrupt, path: archive, reason: "holds more than one deck (\(top), \(first))")
+                throw DeckFailure(.corrupt, path: archive, reason: "holds more than one deck (\(top), \(first))")
             }
             top = first
             let target = ([scratch.path] + parts).joined(separator: "/")
@@ -80,26 +81,26 @@ enum ArchivedDeck {
                     atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try reader.copyData(to: URL(fileURLWithPath: target))
             case .symlink, .hardlink, .other:
-                throw DeckStoreError(.corrupt, path: archive, reason: "\(entry.path): links and special files are refused")
+                throw DeckFailure(.corrupt, path: archive, reason: "\(entry.path): links and special files are refused")
             }
         }
-        guard let top else { throw DeckStoreError(.corrupt, path: archive, reason: "empty archive") }
+        guard let top else { throw DeckFailure(.corrupt, path: archive, reason: "empty archive") }
         let destination = (directory as NSString).appendingPathComponent(top)
         if FileManager.default.fileExists(atPath: destination) {
-            throw DeckStoreError(.cannotCreate, path: destination, reason: "already exists")
+            throw DeckFailure(.cannotCreate, path: destination, reason: "already exists")
         }
         let extracted = (scratch.path as NSString).appendingPathComponent(top)
         do {
-            let store = try DeckStore.open(at: extracted, readOnly: true)
+            let store = try OpenDeck.open(at: extracted, readOnly: true)
             let problems = try store.check()
-            if let first = problems.first { throw DeckStoreError(.corrupt, path: archive, reason: "the archived deck fails its check: \(first)") }
-        } catch let error as DeckStoreError {
-            throw DeckStoreError(error.kind == .missing ? .corrupt : error.kind, path: archive, reason: error.reason)
+            if let first = problems.first { throw DeckFailure(.corrupt, path: archive, reason: "the archived deck fails its check: \(first)") }
+        } catch let error as DeckFailure {
+            throw DeckFailure(error.kind == .missing ? .corrupt : error.kind, path: archive, reason: error.reason)
         }
         do {
             try FileManager.default.moveItem(atPath: extracted, toPath: destination)
         } catch {
-            throw DeckStoreError(.cannotCreate, path: destination, reason: "cannot move the extracted deck into place (\(error.localizedDescription))")
+            throw DeckFailure(.cannotCreate, path: destination, reason: "cannot move the extracted deck into place (\(error.localizedDescription))")
         }
         return destination
     }
@@ -123,7 +124,7 @@ struct TemporaryDirectory {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         } catch {
-            throw DeckStoreError(.cannotCreate, path: base, reason: "cannot create a temporary directory (\(error.localizedDescription))")
+            throw DeckFailure(.cannotCreate, path: base, reason: "cannot create a temporary directory (\(error.localizedDescription))")
         }
     }
 

@@ -2,7 +2,7 @@ import ArgumentParsing
 
 /// A failure opening, reading or writing a deck, with the file and what is wrong; maps
 /// onto the tool's exit statuses.
-struct DeckStoreError: CommandError, Sendable, CustomStringConvertible {
+struct DeckFailure: CommandError, Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         /// The path exists but is not a deck, or the deck is damaged (exit 65).
         case corrupt

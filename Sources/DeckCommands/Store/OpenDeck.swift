@@ -1,0 +1,160 @@
+import DeckDocument
+import DeckFilter
+import Foundation
+import SQLite
+
+/// A deck package opened for one command: the seam between the commands and the
+/// `DeckDocument` library, turning its models into plain ``CardRecord`` values and its
+/// errors into ``DeckFailure``s with the path the user typed.
+final class OpenDeck {
+    /// The package path as the user typed it (used in messages).
+    let path: String
+    let document: DeckDocument
+
+    private init(path: String, document: DeckDocument) {
+        self.path = path
+        self.document = document
+    }
+
+    deinit { try? document.close() }
+
+    var manifest: DeckManifest { document.manifest }
+    var storeName: String { document.manifest.store }
+
+    /// The sort keys `deck list --sort` accepts.
+    static let sortKeys = ["id", "front", "back", "kind", "created", "modified"]
+
+    // MARK: - Create and open
+
+    /// Creates a new, empty deck at `path`; refuses an existing path (exit 73).
+    static func create(at path: String, title: String) throws -> OpenDeck {
+        try mapping(path) { OpenDeck(path: path, document: try DeckDocument.create(at: URL(fileURLWithPath: path), title: title)) }
+    }
+
+    /// Opens the deck at `path`.
+    static func open(at path: String, readOnly: Bool) throws -> OpenDeck {
+        try mapping(path) {
+            OpenDeck(path: path, document: try DeckDocument.open(at: URL(fileURLWithPath: path), mode: readOnly ? .readOnly : .readWrite))
+        }
+    }
+
+    // MARK: - Reading
+
+    func cardCount() throws -> Int {
+        try mapping(path) { try document.cardCount() }
+    }
+
+    func card(id: Int64) throws -> CardRecord? {
+        try mapping(path) { try document.card(id: id).map(Self.record) }
+    }
+
+    /// Cards matching `filter`, sorted, paged; the filter runs as SQL.
+    func cards(where filter: FilterExpression?, sortedBy sort: [(field: String, descending: Bool)],
+               limit: Int?, offset: Int) throws -> [CardRecord] {
+        try mapping(path) {
+            try document.cards(where: filter, sortedBy: sort, limit: limit, offset: offset).map(Self.record)
+        }
+    }
+
+    /// Cards whose front, back or tags match `text`, ignoring case and diacritics, best first.
+    func search(_ text: String, limit: Int?) throws -> [CardRecord] {
+        try mapping(path) { try document.search(text, limit: limit).map(Self.record) }
+    }
+
+    // MARK: - Writing
+
+    /// Adds cards and saves them in one transaction; returns them with their identifiers.
+    @discardableResult
+    func add(_ cards: [(kind: String, front: String, back: String, tags: [String])]) throws -> [CardRecord] {
+        try mapping(path) {
+            var models: [Card] = []
+            for card in cards {
+                models.append(try document.addCard(kind: CardKind(rawValue: card.kind) ?? .basic,
+                                                   front: card.front, back: card.back, tags: Self.splitTags(card.tags)))
+            }
+            try document.save()
+            return models.map(Self.record)
+        }
+    }
+
+    /// Replaces a card's front, back and tags, and saves.
+    func update(_ record: CardRecord) throws -> CardRecord {
+        try mapping(path) {
+            guard let card = try document.card(id: record.id) else {
+                throw DeckFailure(.notFound, path: path, reason: "no card with id \(record.id)")
+            }
+            card.front = record.front
+            card.back = record.back
+            card.tags = try document.tagModels(named: Self.splitTags(record.tags))
+            try document.save()
+            return Self.record(card)
+        }
+    }
+
+    /// Deletes cards by identifier and saves.
+    func delete(ids: [Int64]) throws {
+        try mapping(path) {
+            let cards = try ids.compactMap { try document.card(id: $0) }
+            try document.delete(cards)
+            try document.save()
+        }
+    }
+
+    /// Problems found in the package: the store's integrity and foreign keys, the manifest.
+    func check() throws -> [String] {
+        var problems: [String] = []
+        try mapping(path) {
+            try document.container.withDatabase(for: Card.self) { database in
+                problems += try database.integrityCheck().filter { $0 != "ok" }
+                let violations = try database.foreignKeyViolations()
+                if violations > 0 { problems.append("\(violations) foreign key violations") }
+            }
+        }
+        if manifest.title.isEmpty { problems.append("the manifest has no title") }
+        return problems
+    }
+
+    /// Writes a consistent copy of the store to `destination` (VACUUM INTO), never the live file.
+    func snapshotStore(to destination: String) throws {
+        try mapping(path) {
+            try document.container.withDatabase(for: Card.self) { database in try database.vacuum(into: destination) }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private static func record(_ card: Card) -> CardRecord {
+        CardRecord(id: card.id, kind: card.kind.rawValue, front: card.front, back: card.back,
+                   tags: card.tags.map(\.name).sorted(), created: card.created, modified: card.modified)
+    }
+
+    /// Tags given as "a b" in one field become separate tags.
+    static func splitTags(_ tags: [String]) -> [String] {
+        tags.flatMap { $0.split(whereSeparator: \.isWhitespace) }.map(String.init)
+    }
+
+    private func mapping<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        try Self.mapping(path, body)
+    }
+
+    /// Runs `body`, turning library errors into failures that name `path` as typed.
+    static func mapping<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DeckFailure {
+            throw error
+        } catch let error as DeckError {
+            let kind: DeckFailure.Kind = switch error.kind {
+            case .notADeck, .newerVersion, .corrupt: .corrupt
+            case .missing: .missing
+            case .alreadyExists, .readOnly: .cannotCreate
+            case .inUse, .io: .io
+            }
+            throw DeckFailure(kind, path: path, reason: error.kind == .missing ? "no such deck" : error.reason)
+        } catch let error as DeckQueryError {
+            throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
+        } catch let error as DatabaseError {
+            throw DeckFailure(error.code == 11 || error.code == 26 ? .corrupt : .io, path: path, reason: error.description)
+        }
+    }
+}
