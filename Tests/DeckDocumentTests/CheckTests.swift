@@ -77,3 +77,29 @@ import Testing
         #expect(problems.contains { $0.severity == severity && $0.message.contains(phrase) }, "\(problems)")
     }
 }
+
+@Suite struct FormatDocumentationTests {
+    @Test func manPageIsLintClean() throws {
+        let page = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("man/sampledeck.5")
+        let result = try run("/usr/bin/mandoc", ["-T", "lint", "-W", "warning", page.path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.isEmpty)
+    }
+
+    /// Every store column the code creates is named in docs/FORMAT.md.
+    @Test func formatDocumentNamesEveryColumn() throws {
+        let playground = try Playground()
+        let url = try playground.sampleDeck()
+        let doc = try String(contentsOf: fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        defer { try? deck.close() }
+        try deck.container.withDatabase(for: Card.self) { db in
+            for table in ["Card", "Tag", "MediaReference", "Review", "DeckInfo", "Card_tags", "Card_media"] {
+                #expect(doc.contains("`\(table)"), "\(table)")
+                for column in try db.columns(of: table) {
+                    #expect(doc.contains(column), "\(table).\(column)")
+                }
+            }
+        }
+    }
+}
