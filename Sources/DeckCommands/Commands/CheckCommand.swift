@@ -1,11 +1,12 @@
 import ArgumentParsing
+import DeckDocument
 
 /// `deck check <deck>`
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check a deck's integrity: the store, foreign keys and the manifest.",
-        discussion: "Prints 'ok' when the deck is sound; otherwise lists each problem and exits 65.",
+        abstract: "Check a deck: store integrity, foreign keys, manifest, search index and media references.",
+        discussion: "Prints '<deck>: ok' when the deck is sound; otherwise one line per problem. Errors exit 65; warnings alone exit 0.",
         examples: [.init("Check a deck.", command: "deck check French.sampledeck")])
 
     @Argument(help: ArgumentHelp("The deck to check.", valueName: "deck")) var deck: String
@@ -15,17 +16,18 @@ struct CheckCommand: ParsableCommand {
 
     mutating func run() async throws {
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        let problems = try store.check()
+        let problems = store.check()
+        let errors = problems.filter { $0.severity == .error }
         if output.json {
-            let list = problems.map(JSONText.quoted).joined(separator: ", ")
-            Terminal.current.stdout.write("{\"path\": \(JSONText.quoted(deck)), \"ok\": \(problems.isEmpty), \"problems\": [\(list)]}\n")
+            let list = problems.map { "{\"severity\": \(JSONText.quoted($0.severity.rawValue)), \"message\": \(JSONText.quoted($0.message))}" }
+            Terminal.current.stdout.write("{\"path\": \(JSONText.quoted(deck)), \"ok\": \(errors.isEmpty), \"problems\": [\(list.joined(separator: ", "))]}\n")
         } else if problems.isEmpty {
             output.say("\(deck): ok")
         } else {
             for problem in problems { Terminal.current.stdout.write("\(deck): \(problem)\n") }
         }
-        if !problems.isEmpty {
-            throw CommandFailure(.dataError, path: deck, reason: "\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+        if !errors.isEmpty {
+            throw CommandFailure(.dataError, path: deck, reason: "\(errors.count) problem\(errors.count == 1 ? "" : "s") found")
         }
     }
 }

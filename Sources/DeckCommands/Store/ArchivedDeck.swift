@@ -92,7 +92,7 @@ enum ArchivedDeck {
         let extracted = (scratch.path as NSString).appendingPathComponent(top)
         do {
             let store = try OpenDeck.open(at: extracted, readOnly: true)
-            let problems = try store.check()
+            let problems = store.check().filter { $0.severity == .error }
             if let first = problems.first { throw DeckFailure(.corrupt, path: archive, reason: "the archived deck fails its check: \(first)") }
         } catch let error as DeckFailure {
             throw DeckFailure(error.kind == .missing ? .corrupt : error.kind, path: archive, reason: error.reason)

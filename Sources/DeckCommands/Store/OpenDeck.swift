@@ -100,18 +100,10 @@ final class OpenDeck {
         }
     }
 
-    /// Problems found in the package: the store's integrity and foreign keys, the manifest.
-    func check() throws -> [String] {
-        var problems: [String] = []
-        try mapping(path) {
-            try document.container.withDatabase(for: Card.self) { database in
-                problems += try database.integrityCheck().filter { $0 != "ok" }
-                let violations = try database.foreignKeyViolations()
-                if violations > 0 { problems.append("\(violations) foreign key violations") }
-            }
-        }
-        if manifest.title.isEmpty { problems.append("the manifest has no title") }
-        return problems
+    /// Problems found in the package: the store's integrity and foreign keys, the
+    /// manifest, the search index and media references.
+    func check() -> [DeckProblem] {
+        document.check()
     }
 
     /// Writes a consistent copy of the store to `destination` (VACUUM INTO), never the live file.

@@ -1,0 +1,30 @@
+import ArgumentParsing
+import DeckDocument
+import Foundation
+
+/// `deck migrate <deck>`
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Upgrade a deck written in an older format, in place, keeping a backup.",
+        discussion: "A deck already in the current format is left untouched. A deck from a newer version is refused (exit 65).",
+        examples: [.init("Upgrade an old deck.", command: "deck migrate Old.sampledeck")])
+
+    @Argument(help: ArgumentHelp("The deck to upgrade.", valueName: "deck")) var deck: String
+    @OptionGroup var output: OutputOptions
+
+    init() {}
+
+    mutating func run() async throws {
+        let result = try OpenDeck.mapping(deck) { try DeckDocument.migrate(at: URL(fileURLWithPath: deck)) }
+        if output.json {
+            let backup = result.backup.map { JSONText.quoted($0.path) } ?? "null"
+            Terminal.current.stdout.write("{\"from\": \(result.from), \"to\": \(result.to), \"backup\": \(backup)}\n")
+        } else if result.from == result.to {
+            output.say("\(deck): already at format version \(result.to)")
+        } else {
+            output.say("migrated \(deck) from format version \(result.from) to \(result.to)"
+                       + (result.backup.map { "; backup at \($0.path)" } ?? ""))
+        }
+    }
+}
