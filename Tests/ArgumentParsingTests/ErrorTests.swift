@@ -13,6 +13,7 @@ import Testing
 
     static let cases: [Case] = [
         Case(arguments: ["exprot"], message: "unknown subcommand 'exprot'; did you mean 'export'?", command: "deck"),
+        Case(arguments: ["hlep"], message: "unknown subcommand 'hlep'; did you mean 'help'?", command: "deck"),
         Case(arguments: ["frobnicate"], message: "unknown subcommand 'frobnicate'", command: "deck"),
         Case(arguments: ["help", "tags", "renam"], message: "unknown subcommand 'renam'; did you mean 'rename'?",
              command: "deck tags"),

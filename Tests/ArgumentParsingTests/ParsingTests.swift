@@ -102,6 +102,15 @@ private func parse<T: ParsableCommand>(_ arguments: [String], as _: T.Type = T.s
         #expect(try parse(["export", "d", "-o", "x", "--no-progress", "--progress"], as: Export.self).shared.progress)
     }
 
+    @Test func enableDisableInversion() throws {
+        #expect(try Cache.parse([]).cache)
+        #expect(try Cache.parse(["--disable-cache"]).cache == false)
+        #expect(try Cache.parse(["--disable-cache", "--enable-cache"]).cache)
+        #expect(Cache.helpMessage(columns: 80).contains("  --enable-cache/--disable-cache\n"))
+        #expect(Cache.fullMessage(for: ExitCode.usage).isEmpty)
+        #expect(throws: (any Error).self) { try Cache.parse(["--cache"]) }
+    }
+
     @Test func combinedShortFlags() throws {
         let convert = try parse(["convert", "a", "--to", "csv", "-qvv"], as: Convert.self)
         #expect(convert.shared.quiet)
@@ -179,4 +188,9 @@ private func parse<T: ParsableCommand>(_ arguments: [String], as _: T.Type = T.s
         #expect(create.deck == "assigned")
         #expect(create.title == nil)
     }
+}
+
+private struct Cache: ParsableCommand {
+    @Flag(inversion: .prefixedEnableDisable, help: "Use the cache.")
+    var cache = true
 }

@@ -33,6 +33,7 @@ import Testing
         (["help", "tags", "rename"], "OVERVIEW: Rename a tag."),
         (["export", "--help"], "OVERVIEW: Write a deck to another format."),
         (["export", "-h"], "OVERVIEW: Write a deck to another format."),
+        (["export", "-qh"], "OVERVIEW: Write a deck to another format."),
         (["export", "d", "--bogus", "--help"], "OVERVIEW: Write a deck to another format."),
         (["tags", "rename", "-h"], "OVERVIEW: Rename a tag."),
         (["tags", "--help"], "OVERVIEW: Manage the tags of a deck."),

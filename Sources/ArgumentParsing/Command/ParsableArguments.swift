@@ -17,5 +17,6 @@ public protocol ParsableArguments: Decodable, SendableMetatype {
 }
 
 extension ParsableArguments {
+    /// Accepts every combination.
     public mutating func validate() throws {}
 }

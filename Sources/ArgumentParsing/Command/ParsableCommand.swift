@@ -32,8 +32,10 @@ public protocol ParsableCommand: ParsableArguments {
 }
 
 extension ParsableCommand {
+    /// An empty configuration: the command's name is its type's name in kebab case.
     public static var configuration: CommandConfiguration { CommandConfiguration() }
 
+    /// Shows the command's help (by throwing ``CleanExit/helpRequest(_:)``).
     public mutating func run() async throws {
         throw CleanExit.helpRequest(Self.self)
     }

@@ -20,6 +20,7 @@ public protocol CommandError: Error {
 }
 
 extension CommandError {
+    /// No path: the message is the reason alone.
     public var path: String? { nil }
 
     /// The message as printed after `tool: error: `.
@@ -34,8 +35,11 @@ extension CommandError {
 /// throw CommandFailure(.noInput, path: input, reason: "no such file")
 /// ```
 public struct CommandFailure: CommandError, Hashable, Sendable, CustomStringConvertible {
+    /// The status the tool exits with.
     public var exitCode: ExitCode
+    /// The file the failure is about, if any.
     public var path: String?
+    /// What went wrong.
     public var reason: String
 
     /// Creates a failure with an exit code, the file it concerns and what is wrong.
@@ -45,5 +49,6 @@ public struct CommandFailure: CommandError, Hashable, Sendable, CustomStringConv
         self.reason = reason
     }
 
+    /// The message, as printed after `tool: error: `.
     public var description: String { message }
 }

@@ -39,5 +39,6 @@ public struct ExitCode: Error, RawRepresentable, Hashable, Sendable, CustomStrin
     /// Whether this code reports success.
     public var isSuccess: Bool { rawValue == 0 }
 
+    /// `exit status 64`.
     public var description: String { "exit status \(rawValue)" }
 }

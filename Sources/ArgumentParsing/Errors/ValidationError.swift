@@ -13,5 +13,6 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

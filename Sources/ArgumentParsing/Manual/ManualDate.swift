@@ -9,8 +9,11 @@ import Darwin
 /// Pass a fixed date (the release's) when generating pages that are committed, so that
 /// regenerating them changes nothing.
 public struct ManualDate: Sendable, Hashable {
+    /// The year (2026).
     public var year: Int
+    /// The month, 1 to 12.
     public var month: Int
+    /// The day of the month.
     public var day: Int
 
     /// Creates a date; `month` is 1 to 12.

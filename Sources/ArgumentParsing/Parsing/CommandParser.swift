@@ -100,7 +100,7 @@ struct CommandParser {
         let set = try argumentSet(for: path)
         let values: [InputKey: Any]
         do {
-            switch try Self.values(from: tokens, arguments: set, answersVersion: answersVersion(path)) {
+            switch try set.parse(tokens, answersVersion: answersVersion(path)) {
             case .values(let parsed): values = parsed
             case .help: return .help(path)
             case .version: return .version(root.configuration.version)
@@ -120,75 +120,6 @@ struct CommandParser {
             throw ParserError(reason: .invalidDefinition(Self.describe(error)), path: path)
         }
         return .run(command, path)
-    }
-
-    enum LeafResult {
-        /// The value of every argument, defaults filled in.
-        case values([InputKey: Any])
-        case help
-        case version
-    }
-
-    /// Parses the tokens of one command against its arguments.
-    static func values(
-        from tokens: [String], arguments: ArgumentSet, answersVersion: Bool
-    ) throws(ParserError.Reason) -> LeafResult {
-        var values: [InputKey: Any] = [:]
-        var positionalTexts: [String] = []
-        var scanner = ArgumentScanner(arguments: arguments, tokens: tokens, answersVersion: answersVersion)
-        while let element = try scanner.next() {
-            switch element {
-            case .help:
-                return .help
-            case .version:
-                return .version
-            case .value(let definition, let text, let spelling):
-                values[definition.key] = try parse(text, for: definition, label: "\(spelling) <\(definition.valueName)>",
-                                                   current: values[definition.key])
-            case .flag(let definition, let isOn):
-                if case .flag(let update) = definition.update {
-                    values[definition.key] = update(isOn, values[definition.key])
-                }
-            case .positional(let text, _):
-                positionalTexts.append(text)
-            }
-        }
-
-        var remaining = positionalTexts[...]
-        for definition in arguments.positionals {
-            let label = "<\(definition.valueName)>"
-            if definition.isRepeating {
-                while let text = remaining.popFirst() {
-                    values[definition.key] = try parse(text, for: definition, label: label, current: values[definition.key])
-                }
-            } else if let text = remaining.popFirst() {
-                values[definition.key] = try parse(text, for: definition, label: label, current: nil)
-            }
-        }
-
-        for definition in arguments.definitions where values[definition.key] == nil {
-            if let initial = definition.initial {
-                values[definition.key] = initial
-            } else if definition.isPositional {
-                throw .missingArgument(label: "<\(definition.valueName)>")
-            } else {
-                let name = definition.preferredName.map(\.description) ?? definition.key.name
-                throw .missingOption(label: "\(name) <\(definition.valueName)>")
-            }
-        }
-        if let extra = remaining.first {
-            throw .unexpectedArgument(extra)
-        }
-        return .values(values)
-    }
-
-    private static func parse(
-        _ text: String, for definition: ArgumentDefinition, label: String, current: Any?
-    ) throws(ParserError.Reason) -> Any {
-        guard case .value(let update) = definition.update, let value = update(text, current) else {
-            throw .invalidValue(text, label: label, allowedValues: definition.allValues)
-        }
-        return value
     }
 
     // MARK: - Helpers

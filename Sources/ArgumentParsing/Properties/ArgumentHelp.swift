@@ -38,6 +38,7 @@ public struct ArgumentHelp: Sendable, Hashable, ExpressibleByStringInterpolation
         self.visibility = visibility
     }
 
+    /// Help with `value` as its abstract.
     public init(stringLiteral value: String) {
         self.init(value)
     }

@@ -24,17 +24,22 @@ public protocol ExpressibleByArgument {
 }
 
 extension ExpressibleByArgument {
+    /// The value's `description`.
     public var defaultValueDescription: String { "\(self)" }
 
+    /// None: any text may be valid.
     public static var allValueStrings: [String] { [] }
 }
 
 extension ExpressibleByArgument where Self: CaseIterable & RawRepresentable, RawValue == String {
+    /// The case whose raw value is `argument`.
     public init?(argument: String) {
         self.init(rawValue: argument)
     }
 
+    /// The raw value.
     public var defaultValueDescription: String { rawValue }
 
+    /// Every case's raw value, in declaration order.
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }

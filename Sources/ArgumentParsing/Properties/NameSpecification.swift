@@ -43,6 +43,7 @@ public struct NameSpecification: Sendable, Hashable, ExpressibleByArrayLiteral {
         self.elements = Array(elements)
     }
 
+    /// Creates a specification from its elements: `[.customShort("o"), .long]`.
     public init(arrayLiteral elements: Element...) {
         self.elements = elements
     }

@@ -5,6 +5,7 @@ import Synchronization
 public final class OutputBuffer: Sendable {
     private let storage = Mutex<[UInt8]>([])
 
+    /// Creates an empty buffer.
     public init() {}
 
     /// Everything written so far.

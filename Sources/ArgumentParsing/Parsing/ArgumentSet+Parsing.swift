@@ -1,0 +1,75 @@
+// Parsing the tokens of one command into the values of its arguments.
+
+extension ArgumentSet {
+    /// What the tokens of one command amount to.
+    enum ParseResult {
+        /// The value of every argument, defaults filled in.
+        case values([InputKey: Any])
+        case help
+        case version
+    }
+
+    /// Parses the tokens of one command: options and flags wherever they are, then the
+    /// positional values in order, then defaults for what is absent.
+    ///
+    /// - Throws: the first problem found: an unknown option, a missing or invalid value, a
+    ///   missing required argument or option, or an unexpected extra argument.
+    func parse(_ tokens: [String], answersVersion: Bool) throws(ParserError.Reason) -> ParseResult {
+        var values: [InputKey: Any] = [:]
+        var positionalTexts: [String] = []
+        var scanner = ArgumentScanner(arguments: self, tokens: tokens, answersVersion: answersVersion)
+        while let element = try scanner.next() {
+            switch element {
+            case .help:
+                return .help
+            case .version:
+                return .version
+            case .value(let definition, let text, let spelling):
+                values[definition.key] = try Self.value(of: text, for: definition, label: "\(spelling) <\(definition.valueName)>",
+                                                   current: values[definition.key])
+            case .flag(let definition, let isOn):
+                if case .flag(let update) = definition.update {
+                    values[definition.key] = update(isOn, values[definition.key])
+                }
+            case .positional(let text, _):
+                positionalTexts.append(text)
+            }
+        }
+
+        var remaining = positionalTexts[...]
+        for definition in positionals {
+            let label = "<\(definition.valueName)>"
+            if definition.isRepeating {
+                while let text = remaining.popFirst() {
+                    values[definition.key] = try Self.value(of: text, for: definition, label: label, current: values[definition.key])
+                }
+            } else if let text = remaining.popFirst() {
+                values[definition.key] = try Self.value(of: text, for: definition, label: label, current: nil)
+            }
+        }
+
+        for definition in definitions where values[definition.key] == nil {
+            if let initial = definition.initial {
+                values[definition.key] = initial
+            } else if definition.isPositional {
+                throw .missingArgument(label: "<\(definition.valueName)>")
+            } else {
+                let name = definition.preferredName.map(\.description) ?? definition.key.name
+                throw .missingOption(label: "\(name) <\(definition.valueName)>")
+            }
+        }
+        if let extra = remaining.first {
+            throw .unexpectedArgument(extra)
+        }
+        return .values(values)
+    }
+
+    private static func value(
+        of text: String, for definition: ArgumentDefinition, label: String, current: Any?
+    ) throws(ParserError.Reason) -> Any {
+        guard case .value(let update) = definition.update, let value = update(text, current) else {
+            throw .invalidValue(text, label: label, allowedValues: definition.allValues)
+        }
+        return value
+    }
+}
