@@ -171,3 +171,68 @@ import Testing
         #expect(missing.status == 66)
     }
 }
+
+/// Archives and decks from strangers: refused with exit 65, nothing left behind.
+@Suite struct HostileInputTests {
+    static let hostile: [String] = {
+        let directory = DeckProcess.packageRoot.appendingPathComponent("Fixtures/archives/hostile")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".zip") || $0.hasSuffix(".tar.gz") || $0.hasSuffix(".tar.xz") }.sorted()
+    }()
+
+    @Test func theCorpusIsThere() {
+        #expect(Self.hostile.count >= 10)
+    }
+
+    @Test(arguments: hostile)
+    func unarchiveRefusesHostileArchives(_ name: String) throws {
+        let play = try Playground()
+        let archive = DeckProcess.packageRoot.appendingPathComponent("Fixtures/archives/hostile/\(name)").path
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("out"), withIntermediateDirectories: false)
+        let result = try play.run("unarchive", archive, "-C", "out")
+        #expect(result.status == 65, "\(name): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("deck: error: "))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stdout.isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: play.url.appendingPathComponent("out").path)
+        #expect(left.isEmpty, "\(name) left \(left)")
+    }
+
+    @Test func checkReportsADamagedStoreWith65() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "Bad.sampledeck").status == 0)
+        let store = try FileManager.default.contentsOfDirectory(atPath: play.url.appendingPathComponent("Bad.sampledeck").path)
+            .first { $0.hasSuffix(".sqlite") }
+        let storeURL = play.url.appendingPathComponent("Bad.sampledeck/\(try #require(store))")
+        try Data(repeating: 0x5A, count: 4096).write(to: storeURL)
+        let result = try play.run("check", "Bad.sampledeck")
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("deck: error: Bad.sampledeck: "))
+    }
+
+    @Test func migrateUpgradesTheV0FixtureAndKeepsItsCards() throws {
+        let play = try Playground()
+        let fixture = DeckProcess.packageRoot.appendingPathComponent("Fixtures/decks/v0/Vocabulary.sampledeck")
+        try FileManager.default.copyItem(at: fixture, to: play.url.appendingPathComponent("Vocabulary.sampledeck"))
+        let before = try play.run("list", "Vocabulary.sampledeck")
+        #expect(before.status == 65)
+        let migrate = try play.run("migrate", "Vocabulary.sampledeck")
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout.hasPrefix("migrated Vocabulary.sampledeck from format version 0"))
+        let after = try play.run("list", "Vocabulary.sampledeck", "--format", "json")
+        #expect(after.status == 0, "\(after.stderr)")
+        let cards = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]]
+        #expect((cards?.count ?? 0) > 0)
+        #expect(try play.run("check", "Vocabulary.sampledeck").status == 0)
+        let again = try play.run("migrate", "Vocabulary.sampledeck")
+        #expect(again.stdout.contains("already at format version"))
+    }
+
+    @Test func quietPrintsNothingOnSuccess() throws {
+        let play = try Playground()
+        let result = try play.run("create", "Q.sampledeck", "--quiet")
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(play.exists("Q.sampledeck"))
+    }
+}

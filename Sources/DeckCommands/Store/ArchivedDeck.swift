@@ -21,7 +21,21 @@ enum ArchivedDeck {
         try writer.addDirectory(top)
         try writer.addFile(top + "/" + DeckDocument.manifestName, contents: try store.manifest.encoded())
         try writer.addFile(top + "/" + store.storeName, contentsOf: URL(fileURLWithPath: snapshot))
+        try addMedia(of: store, under: top, to: writer)
         try writer.finish()
+    }
+
+    /// Adds the deck's media folder, files sorted by name (media files are immutable once written).
+    private static func addMedia(of store: OpenDeck, under top: String, to writer: ArchiveWriter) throws {
+        let media = store.document.mediaURL
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: media.path), !names.isEmpty else { return }
+        try writer.addDirectory(top + "/" + DeckDocument.mediaFolderName)
+        for name in names.sorted() {
+            let file = media.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            try writer.addFile(top + "/" + DeckDocument.mediaFolderName + "/" + name, contentsOf: file)
+        }
     }
 
     /// The manifest and card count of an archived deck, read through a private temporary copy.
@@ -73,15 +87,26 @@ enum ArchivedDeck {
             }
             top = first
             let target = ([scratch.path] + parts).joined(separator: "/")
-            switch entry.type {
-            case .directory:
-                try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-            case .file:
-                try FileManager.default.createDirectory(
-                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try reader.copyData(to: URL(fileURLWithPath: target))
-            case .symlink, .hardlink, .other:
+            if entry.type == .symlink || entry.type == .hardlink || entry.type == .other {
                 throw DeckFailure(.corrupt, path: archive, reason: "\(entry.path): links and special files are refused")
+            }
+            do {
+                if entry.type == .directory {
+                    try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+                } else {
+                    try FileManager.default.createDirectory(
+                        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    if FileManager.default.fileExists(atPath: target) {
+                        throw DeckFailure(.corrupt, path: archive, reason: "\(entry.path): appears twice")
+                    }
+                    try reader.copyData(to: URL(fileURLWithPath: target))
+                }
+            } catch let error as DeckFailure {
+                throw error
+            } catch let error as ArchiveError {
+                throw error
+            } catch {
+                throw DeckFailure(.corrupt, path: archive, reason: "\(entry.path): conflicts with another entry")
             }
         }
         guard let top else { throw DeckFailure(.corrupt, path: archive, reason: "empty archive") }
