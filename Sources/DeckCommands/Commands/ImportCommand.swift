@@ -28,7 +28,13 @@ struct ImportCommand: ParsableCommand {
 
     mutating func run() async throws {
         var rows: [(kind: String, front: String, back: String, tags: [String])] = []
-        for file in files {
+        let sizes = files.map { file in
+            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Reading",
+                                   isEnabled: !output.noProgress && !output.quiet)
+        var bytesBefore = 0
+        for (index, file) in files.enumerated() {
             var settings = TextImportSettings()
             let format = self.format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : file.lowercased().hasSuffix(".csv") ? .csv : nil)
             switch format {
@@ -44,11 +50,14 @@ struct ImportCommand: ParsableCommand {
                     ? TextImportReader.standardInput(settings: settings)
                     : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
                 while let row = try reader.next() {
+                    if rows.count % 1024 == 0 { progress.update(completed: bytesBefore + reader.bytesConsumed) }
                     if row.front.isEmpty { continue }
                     rows.append((kind: "basic", front: row.front, back: row.back, tags: row.tags))
                 }
             }
+            bytesBefore += sizes[index]
         }
+        progress.finish()
         let store: OpenDeck
         if create, !FileManager.default.fileExists(atPath: deck) {
             store = try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
