@@ -236,3 +236,34 @@ import Testing
         #expect(play.exists("Q.sampledeck"))
     }
 }
+
+/// `deck info` and `deck search` in every output form.
+@Suite struct OutputFormTests {
+    @Test func infoOnADeckAsTextAndJSON() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "Info.sampledeck", "--title", "Mots").status == 0)
+        #expect(try play.run("add", "Info.sampledeck", "--front", "chat", "--back", "cat").status == 0)
+        let text = try play.run("info", "Info.sampledeck")
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("title:           Mots\n"))
+        #expect(text.stdout.contains("cards:           1\n"))
+        let json = try play.run("info", "Info.sampledeck", "--json")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["cards"] as? Int == 1)
+        #expect(object?["title"] as? String == "Mots")
+        #expect(UUID(uuidString: object?["documentID"] as? String ?? "") != nil)
+    }
+
+    @Test(arguments: ["table", "tsv", "json"])
+    func searchPrintsEveryFormat(_ format: String) throws {
+        let play = try Playground()
+        try play.frenchDeck()
+        let result = try play.run("search", "French.sampledeck", "avoir", "--format", format)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("to have"))
+        if format == "json" {
+            let cards = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+            #expect(cards?.first?["front"] as? String == "avoir")
+        }
+    }
+}
