@@ -59,6 +59,9 @@ import Testing
         #expect(AnkiText.joinTags(["two words", ""]) == " two_words ")
         #expect(AnkiText.splitTags(" a  b ") == ["a", "b"])
         #expect(AnkiText.splitTags("") == [])
+        #expect(AnkiText.splitTags("日本語\u{3000}漢字 é") == ["日本語", "漢字", "é"])
+        #expect(AnkiText.splitFields("") == [""])
+        #expect(AnkiText.splitFields("été\u{1F}日本") == ["été", "日本"])
         #expect(AnkiText.splitFields("a\u{1F}\u{1F}c") == ["a", "", "c"])
         #expect(AnkiText.joinFields(["a", "b\u{1F}c"]) == "a\u{1F}bc")
     }

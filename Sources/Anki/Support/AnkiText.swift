@@ -6,23 +6,66 @@ package enum AnkiText {
 
     /// Splits `notes.flds` into fields.
     package static func splitFields(_ flds: String) -> [String] {
-        flds.split(separator: fieldSeparator, omittingEmptySubsequences: false).map(String.init)
+        var copy = flds
+        return copy.withUTF8 { bytes in
+            var fields: [String] = []
+            var start = 0
+            for i in 0..<bytes.count where bytes[i] == 0x1F {
+                fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+                start = i + 1
+            }
+            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return fields
+        }
     }
 
     /// Joins fields for `notes.flds`, dropping separator characters a field must not contain.
     package static func joinFields(_ fields: [String]) -> String {
-        fields.map { $0.contains(fieldSeparator) ? $0.filter { $0 != fieldSeparator } : $0 }
-            .joined(separator: String(fieldSeparator))
+        if !fields.contains(where: { $0.utf8.contains(0x1F) }) {
+            return fields.joined(separator: "\u{1F}")
+        }
+        return fields.map { $0.filter { $0 != fieldSeparator } }.joined(separator: "\u{1F}")
     }
 
-    /// Splits `notes.tags` (`" a b "`) into tags.
+    /// Splits `notes.tags` (`" a b "`) into tags, at spaces, tabs, newlines and ideographic spaces.
     package static func splitTags(_ tags: String) -> [String] {
-        tags.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\u{3000}" }).map(String.init)
+        var copy = tags
+        return copy.withUTF8 { bytes in
+            var result: [String] = []
+            var start = 0
+            var i = 0
+            func flush(_ end: Int) {
+                if end > start {
+                    result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+            }
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                    flush(i)
+                    i += 1
+                    start = i
+                } else if byte == 0xE3, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0x80 {
+                    flush(i)
+                    i += 3
+                    start = i
+                } else {
+                    i += 1
+                }
+            }
+            flush(bytes.count)
+            return result
+        }
     }
 
     /// Joins tags the way Anki stores them: `" a b "`, or `""` when there are none. Whitespace inside
     /// a tag becomes `_`, as a tag cannot contain it.
     package static func joinTags(_ tags: [String]) -> String {
+        if tags.isEmpty { return "" }
+        // Fast path: printable ASCII without spaces, as nearly every tag is.
+        if tags.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) {
+            return " " + tags.joined(separator: " ") + " "
+        }
         let cleaned = tags.map { tag in
             String(tag.map { $0.isWhitespace ? "_" : $0 })
         }.filter { !$0.isEmpty }
@@ -32,8 +75,7 @@ package enum AnkiText {
     /// Anki's note checksum: the first 4 bytes, big-endian, of the SHA-1 of the first field with
     /// HTML stripped and media file names kept (`"test"` gives 2840236005).
     package static func checksum(ofFirstField field: String) -> UInt32 {
-        let digest = SHA1.hash(stripHTMLPreservingMediaFilenames(field))
-        return UInt32(digest[0]) << 24 | UInt32(digest[1]) << 16 | UInt32(digest[2]) << 8 | UInt32(digest[3])
+        SHA1.prefix32(stripHTMLPreservingMediaFilenames(field))
     }
 
     /// Removes HTML as Anki does for the sort field and checksum: comments, `<style>`/`<script>`
@@ -109,18 +151,27 @@ package enum AnkiText {
     /// A new random GUID in Anki's base91 alphabet (as Anki's own `guid64`).
     package static func newGUID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return base91(generator.next() | 1)
+        return newGUID(using: &generator)
+    }
+
+    /// A new random GUID drawn from `generator`.
+    package static func newGUID(using generator: inout some RandomNumberGenerator) -> String {
+        base91(generator.next() | 1)
     }
 
     /// `value` in Anki's base91 alphabet, most significant digit first.
     package static func base91(_ value: UInt64) -> String {
-        var n = value
-        var digits: [UInt8] = []
-        while n > 0 {
-            digits.append(base91Alphabet[Int(n % 91)])
-            n /= 91
+        // 91^10 > 2^64: ten digits always suffice.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { digits in
+            var n = value
+            var start = 10
+            while n > 0 {
+                start -= 1
+                digits[start] = base91Alphabet[Int(n % 91)]
+                n /= 91
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: digits[start..<10]), as: UTF8.self)
         }
-        return String(decoding: digits.reversed(), as: UTF8.self)
     }
 
     /// Anki's base91 digits: ASCII letters (lowercase first), digits, then 29 punctuation marks.

@@ -3,63 +3,85 @@ import SQLite
 
 /// Builds a schema 11 Anki collection (what `collection.anki2`/`collection.anki21` hold) in one
 /// SQLite transaction with prepared statements; note types and decks go into `col` as JSON at
-/// ``finish()``, indexes are built once at the end.
+/// ``finish()``; indexes, when wanted, are built once at the end.
 ///
 /// The file is scratch space (it is zipped, then deleted), so journaling and syncing are off.
 package final class AnkiCollectionWriter {
     private let database: Database
     private let url: URL
     private let creationTime: Int64
+    private let buildsIndexes: Bool
     private let modifiedMillis: Int64
     private var noteTypes: [Int64: AnkiNoteType] = [:]
+    private var cardRules: [Int64: CardRules] = [:]
     private var noteTypeOrder: [Int64] = []
     private var decks: [Int64: AnkiDeck] = [:]
     private var noteIDs: Set<Int64> = []
     private var cardIDs: Set<Int64> = []
     private var nextGeneratedID: Int64
     private var nextNewPosition: Int64 = 1
+    /// Draws GUIDs; seeded once from the system's generator (one getrandom call, not one per note).
+    private var random: FastRandom
     private var finished = false
-    private let insertNote: Statement
-    private let insertCard: Statement
-    private let insertReview: Statement
+    /// The insert statements; released (nil) once the collection is finished or cancelled.
+    private var statements: (note: Statement, card: Statement, review: Statement)?
 
     /// Creates the collection file at `url` (which must not exist) and opens its transaction.
     ///
     /// - Parameters:
     ///   - creationTime: `col.crt`, seconds since 1970; review cards' `due` counts days from it.
-    package init(url: URL, creationTime: Int64, now: Date = Date()) throws {
+    ///   - buildsIndexes: whether to build schema 11's indexes at the end. Anki builds its own
+    ///     when it opens (upgrades) an imported collection, so they only cost time here.
+    package init(url: URL, creationTime: Int64, buildsIndexes: Bool = false, now: Date = Date()) throws {
         self.url = url
         self.creationTime = creationTime
+        self.buildsIndexes = buildsIndexes
         modifiedMillis = Int64(now.timeIntervalSince1970 * 1000)
         nextGeneratedID = modifiedMillis
+        var system = SystemRandomNumberGenerator()
+        random = FastRandom(seed: system.next())
         do {
             database = try Database(path: url.path, mode: .create)
             try database.execute("""
                 PRAGMA journal_mode = OFF;
                 PRAGMA synchronous = OFF;
                 PRAGMA foreign_keys = OFF;
-                PRAGMA page_size = 4096;
+                PRAGMA locking_mode = EXCLUSIVE;
+                PRAGMA cache_size = -8192;
                 """)
             try database.execute(Self.schema)
             try database.execute("BEGIN IMMEDIATE")
-            insertNote = try database.prepare(
+            let insertNote = try database.prepare(
                 "INSERT INTO notes (id, guid, mid, mod, usn, tags, flds, sfld, csum, flags, data) VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')")
-            insertCard = try database.prepare("""
+            let insertCard = try database.prepare("""
                 INSERT INTO cards (id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data)
                 VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')
                 """)
-            insertReview = try database.prepare(
+            let insertReview = try database.prepare(
                 "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)")
+            statements = (insertNote, insertCard, insertReview)
         } catch {
             throw AnkiError(.io, path: url.path, reason: "cannot create the collection: \(error.message)")
         }
         decks[1] = AnkiDeck(id: 1, name: "Default")
     }
 
-    deinit { database.close() }
+    deinit { closeDatabase() }
+
+    /// Finalizes the prepared statements and closes the connection (SQLite keeps a connection,
+    /// and its exclusive lock, alive while statements remain).
+    private func closeDatabase() {
+        statements = nil
+        database.close()
+    }
 
     /// The note types added so far, by id.
     package func noteType(_ id: Int64) -> AnkiNoteType? { noteTypes[id] }
+
+    /// The card ordinals Anki would generate for `note` (whose note type was added), at least `[0]`.
+    package func cardOrdinals(for note: AnkiNote) -> [Int] {
+        cardRules[note.noteTypeID]?.ordinals(for: note.fields) ?? [0]
+    }
 
     /// Whether a deck with `id` was added (deck 1, "Default", always exists).
     package func hasDeck(_ id: Int64) -> Bool { decks[id] != nil }
@@ -79,6 +101,7 @@ package final class AnkiCollectionWriter {
             throw invalid("note type \"\(noteType.name)\" sorts by field \(noteType.sortFieldIndex), which it lacks")
         }
         if noteTypes.updateValue(noteType, forKey: noteType.id) == nil { noteTypeOrder.append(noteType.id) }
+        cardRules[noteType.id] = CardRules(noteType)
         seen(noteType.id)
     }
 
@@ -104,11 +127,11 @@ package final class AnkiCollectionWriter {
         }
         var note = note
         if note.id == 0 { note.id = generateID() } else { seen(note.id) }
-        if note.guid.isEmpty { note.guid = AnkiText.newGUID() }
+        if note.guid.isEmpty { note.guid = AnkiText.newGUID(using: &random) }
         if note.modified == 0 { note.modified = modifiedMillis / 1000 }
         guard noteIDs.insert(note.id).inserted else { throw invalid("note id \(note.id) was added twice") }
         let sortField = AnkiText.stripHTMLPreservingMediaFilenames(note.fields[noteType.sortFieldIndex])
-        let statement = insertNote
+        guard let statement = statements?.note else { throw closedError() }
         statement.bind(int64: note.id, at: 1)
         statement.bind(text: note.guid, at: 2)
         statement.bind(int64: note.noteTypeID, at: 3)
@@ -139,7 +162,7 @@ package final class AnkiCollectionWriter {
         }
         if card.type == .new { nextNewPosition = max(nextNewPosition, card.due + 1) }
         guard cardIDs.insert(card.id).inserted else { throw invalid("card id \(card.id) was added twice") }
-        let s = insertCard
+        guard let s = statements?.card else { throw closedError() }
         s.bind(int64: card.id, at: 1)
         s.bind(int64: card.noteID, at: 2)
         s.bind(int64: card.deckID, at: 3)
@@ -166,7 +189,7 @@ package final class AnkiCollectionWriter {
         guard cardIDs.contains(review.cardID) else {
             throw invalid("review \(review.id) is of card \(review.cardID), which was not added")
         }
-        let s = insertReview
+        guard let s = statements?.review else { throw closedError() }
         s.bind(int64: review.id, at: 1)
         s.bind(int64: review.cardID, at: 2)
         s.bind(int64: Int64(review.ease), at: 3)
@@ -194,20 +217,20 @@ package final class AnkiCollectionWriter {
                 .text(json.decks(decks.values.sorted { $0.id < $1.id })),
                 .text(json.deckConfigurations()),
             ])
-            try database.execute(Self.indexes)
+            if buildsIndexes { try database.execute(Self.indexes) }
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode = DELETE")
         } catch {
-            database.close()
+            closeDatabase()
             throw AnkiError(.io, path: url.path, reason: "cannot write the collection: \(error.message)")
         }
-        database.close()
+        closeDatabase()
     }
 
     /// Abandons the collection (the caller deletes the file).
     package func cancel() {
         finished = true
-        database.close()
+        closeDatabase()
     }
 
     // MARK: - Helpers
@@ -217,7 +240,11 @@ package final class AnkiCollectionWriter {
     }
 
     private func checkOpen() throws {
-        if finished { throw AnkiError(.closed, path: url.path, reason: "the collection was already finished") }
+        if finished { throw closedError() }
+    }
+
+    private func closedError() -> AnkiError {
+        AnkiError(.closed, path: url.path, reason: "the collection was already finished")
     }
 
     private func invalid(_ reason: String) -> AnkiError {
@@ -283,4 +310,31 @@ package final class AnkiCollectionWriter {
         CREATE INDEX ix_revlog_cid ON revlog (cid);
         CREATE INDEX ix_notes_csum ON notes (csum);
         """
+}
+
+/// xoshiro256** seeded by SplitMix64: fast, statistically strong, not for secrets (GUIDs need
+/// only to be unique).
+struct FastRandom: RandomNumberGenerator {
+    private var s0, s1, s2, s3: UInt64
+
+    init(seed: UInt64) {
+        var x = seed
+        func splitMix() -> UInt64 {
+            x &+= 0x9E37_79B9_7F4A_7C15
+            var z = x
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        s0 = splitMix(); s1 = splitMix(); s2 = splitMix(); s3 = splitMix()
+    }
+
+    mutating func next() -> UInt64 {
+        let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
+        let t = s1 << 17
+        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
+        s2 ^= t
+        s3 = s3 << 45 | s3 >> 19
+        return result
+    }
 }

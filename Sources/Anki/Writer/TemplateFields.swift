@@ -65,25 +65,79 @@ enum TemplateFields {
     /// these fields: a standard template needs one of the fields its question refers to to be
     /// non-empty; a cloze type gets one card per cloze number. Never empty: falls back to `[0]`.
     static func cardOrdinals(for fields: [String], of noteType: AnkiNoteType) -> [Int] {
-        func value(_ name: String) -> String? {
-            noteType.fields.firstIndex { $0.name == name }.flatMap { $0 < fields.count ? fields[$0] : nil }
+        CardRules(noteType).ordinals(for: fields)
+    }
+
+    /// Whether a field counts as empty for card generation: only whitespace and `<br>`/`<div>`
+    /// tags, as Anki's `field_is_empty`.
+    static func isBlank(_ text: String) -> Bool {
+        var sawNonASCII = false
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C: continue
+            case UInt8(ascii: "<"): return isBlankHTML(text)
+            case 0..<0x80: return false
+            default: sawNonASCII = true
+            }
         }
-        var ordinals: [Int] = []
+        return !sawNonASCII || text.unicodeScalars.allSatisfy { $0.properties.isWhitespace || $0 == "\u{200B}" }
+    }
+
+    private static func isBlankHTML(_ text: String) -> Bool {
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "<") {
+            guard isBlank(String(rest[..<open])) else { return false }
+            guard let close = rest[open...].firstIndex(of: ">") else { return false }
+            let tag = rest[rest.index(after: open)..<close].lowercased().filter { $0 != " " && $0 != "/" }
+            guard tag == "br" || tag == "div" else { return false }
+            rest = rest[rest.index(after: close)...]
+        }
+        return isBlank(String(rest))
+    }
+}
+
+/// Which cards a note of one note type gets, worked out once per type from its templates.
+struct CardRules {
+    private enum Rule {
+        /// Per template: its ordinal and the field indices its question refers to.
+        case standard([(ordinal: Int, fields: [Int])])
+        /// The indices of the fields `{{cloze:…}}` reads (all fields when none is named).
+        case cloze([Int])
+    }
+
+    private let rule: Rule
+
+    init(_ noteType: AnkiNoteType) {
+        func indices(_ names: [String]) -> [Int] {
+            names.compactMap { name in noteType.fields.firstIndex { $0.name == name } }
+        }
         switch noteType.kind {
         case .cloze:
-            let template = noteType.templates.first?.questionFormat ?? ""
-            var names = clozeFields(in: template)
-            if names.isEmpty { names = noteType.fields.map(\.name) }
-            var numbers: Set<Int> = []
-            for name in names { numbers.formUnion(clozeNumbers(in: value(name) ?? "")) }
-            ordinals = numbers.sorted().map { $0 - 1 }
+            let names = TemplateFields.clozeFields(in: noteType.templates.first?.questionFormat ?? "")
+            let fields = indices(names)
+            rule = .cloze(fields.isEmpty ? Array(noteType.fields.indices) : fields)
         case .standard:
-            for template in noteType.templates {
-                let names = referencedFields(in: template.questionFormat)
-                let filled = names.contains { name in
-                    !(value(name) ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-                }
-                if filled { ordinals.append(template.ordinal) }
+            rule = .standard(noteType.templates.map {
+                ($0.ordinal, indices(TemplateFields.referencedFields(in: $0.questionFormat)))
+            })
+        }
+    }
+
+    /// The card ordinals for a note with `fields`; at least `[0]`.
+    func ordinals(for fields: [String]) -> [Int] {
+        var ordinals: [Int] = []
+        switch rule {
+        case .cloze(let indices):
+            var numbers: Set<Int> = []
+            for index in indices where index < fields.count {
+                numbers.formUnion(TemplateFields.clozeNumbers(in: fields[index]))
+            }
+            ordinals = numbers.sorted().map { $0 - 1 }
+        case .standard(let templates):
+            for template in templates where template.fields.contains(where: {
+                $0 < fields.count && !TemplateFields.isBlank(fields[$0])
+            }) {
+                ordinals.append(template.ordinal)
             }
         }
         return ordinals.isEmpty ? [0] : ordinals
