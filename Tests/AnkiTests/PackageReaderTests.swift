@@ -142,6 +142,11 @@ import Testing
         let base = try TemporaryDirectory()
         let reader = try AnkiPackageReader(url: Fixtures.url("anki-current.apkg"), temporaryDirectory: base.url)
         #expect(try FileManager.default.contentsOfDirectory(atPath: base.url.path).count == 1)
+        try reader.forEachNote { _ in }
+        // Anki exports its collection in WAL mode; reading our private copy creates no -wal/-shm files.
+        let work = try #require(try FileManager.default.contentsOfDirectory(atPath: base.url.path).first)
+        let files = try FileManager.default.contentsOfDirectory(atPath: base.file(work).path)
+        #expect(!files.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "\(files)")
         reader.close()
         #expect(try FileManager.default.contentsOfDirectory(atPath: base.url.path).isEmpty)
         let error = try #require(throws: AnkiError.self) { try reader.forEachNote { _ in } }

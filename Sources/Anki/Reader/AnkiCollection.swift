@@ -33,7 +33,10 @@ package final class AnkiCollection {
         self.label = label
         let database: Database
         do {
-            database = try Database(path: url.path, mode: .readOnly)
+            // `immutable=1`: the file is our private copy, so SQLite needs no locks and no
+            // -wal/-shm files (collections exported by Anki are often in WAL mode).
+            let escaped = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? url.path
+            database = try Database(path: "file:\(escaped)?immutable=1", mode: .readOnly)
         } catch {
             throw AnkiError(.corruptCollection, path: label, reason: "not an SQLite database (\(error.message))")
         }
