@@ -162,16 +162,12 @@ package final class AnkiCollection {
             fields[row.int64(at: 0), default: []].append(.init(name: row.string(at: 2), ordinal: Int(row.int64(at: 1))))
         }
         var templates: [Int64: [AnkiNoteType.Template]] = [:]
-        var failure: AnkiError?
         try query(database, "SELECT ntid, ord, name, config FROM templates", label: label) { row in
-            do {
-                let config = try TemplateConfig(decoding: Array(row.data(at: 3)), path: "\(label) (templates)")
-                templates[row.int64(at: 0), default: []].append(.init(
-                    name: row.string(at: 2), ordinal: Int(row.int64(at: 1)),
-                    questionFormat: config.questionFormat, answerFormat: config.answerFormat))
-            } catch let error as AnkiError { failure = failure ?? error }
+            let config = try TemplateConfig(decoding: Array(row.data(at: 3)), path: "\(label) (templates)")
+            templates[row.int64(at: 0), default: []].append(.init(
+                name: row.string(at: 2), ordinal: Int(row.int64(at: 1)),
+                questionFormat: config.questionFormat, answerFormat: config.answerFormat))
         }
-        if let failure { throw failure }
         var result: [AnkiNoteType] = []
         try query(database, "SELECT id, name, config FROM notetypes ORDER BY id", label: label) { row in
             let id = row.int64(at: 0)

@@ -2,7 +2,9 @@
 public struct AnkiCard: Sendable, Hashable, Identifiable {
     /// The card's learning stage (`cards.type`). Unknown raw values are kept as they are.
     public struct CardType: RawRepresentable, Sendable, Hashable {
+        /// The value stored in the collection.
         public var rawValue: Int
+        /// Wraps a stored value, known or not.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Never studied.
         public static let new = CardType(rawValue: 0)
@@ -16,7 +18,9 @@ public struct AnkiCard: Sendable, Hashable, Identifiable {
 
     /// Which queue the card waits in (`cards.queue`). Unknown raw values are kept as they are.
     public struct Queue: RawRepresentable, Sendable, Hashable {
+        /// The value stored in the collection.
         public var rawValue: Int
+        /// Wraps a stored value, known or not.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Manually buried.
         public static let manuallyBuried = Queue(rawValue: -3)

@@ -19,5 +19,6 @@ public enum AnkiPackageVersion: Int, Sendable, Hashable, CaseIterable, Comparabl
     /// Whether the collection and media entries are zstd-compressed.
     public var isZstdCompressed: Bool { self == .latest }
 
+    /// Orders versions from oldest to newest.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -2,7 +2,9 @@
 public struct AnkiReview: Sendable, Hashable, Identifiable {
     /// What kind of review it was (`revlog.type`). Unknown raw values are kept as they are.
     public struct Kind: RawRepresentable, Sendable, Hashable {
+        /// The value stored in the collection.
         public var rawValue: Int
+        /// Wraps a stored value, known or not.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// A learning step.
         public static let learning = Kind(rawValue: 0)
