@@ -97,13 +97,8 @@ package final class AnkiCollectionWriter {
         guard noteType.sortFieldIndex >= 0, noteType.sortFieldIndex < noteType.fields.count else {
             throw invalid("note type \"\(noteType.name)\" sorts by field \(noteType.sortFieldIndex), which it lacks")
         }
-        let name = noteType.name.lowercased()
         guard !noteType.name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw invalid("note type \(noteType.id) has an empty name")
-        }
-        if let other = noteTypes.values.first(where: { $0.id != noteType.id && $0.name.lowercased() == name }) {
-            // Anki keeps note type names unique (case-insensitively); a collection with two fails to open.
-            throw invalid("note types \(other.id) and \(noteType.id) are both named \"\(noteType.name)\"")
         }
         if noteTypes.updateValue(noteType, forKey: noteType.id) == nil { noteTypeOrder.append(noteType.id) }
         cardRules[noteType.id] = CardRules(noteType)
@@ -115,11 +110,6 @@ package final class AnkiCollectionWriter {
         try checkOpen()
         guard !deck.path.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
             throw invalid("deck name \"\(deck.name)\" has an empty part")
-        }
-        let name = deck.name.lowercased()
-        if let other = decks.values.first(where: { $0.id != deck.id && $0.name.lowercased() == name }) {
-            // Anki keeps deck names unique (case-insensitively); a collection with two fails to open.
-            throw invalid("decks \(other.id) and \(deck.id) are both named \"\(deck.name)\"")
         }
         decks[deck.id] = deck
         seen(deck.id)

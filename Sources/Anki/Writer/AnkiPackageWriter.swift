@@ -111,8 +111,11 @@ public final class AnkiPackageWriter {
     deinit { cancel() }
 
     /// Adds a note type (replacing one with the same id). Add it before its notes.
-    /// - Throws: ``AnkiError/Kind/invalidInput`` for a type without fields or templates, or
-    ///   whose sort field is out of range; ``AnkiError/Kind/closed`` after ``finish()``.
+    ///
+    /// Anki matches imported note types by id; a type whose name is taken by another (such as
+    /// the stock "Basic" of the importing collection) is renamed on import ("Basic+").
+    /// - Throws: ``AnkiError/Kind/invalidInput`` for a type without a name, fields or templates,
+    ///   or whose sort field is out of range; ``AnkiError/Kind/closed`` after ``finish()``.
     public func addNoteType(_ noteType: AnkiNoteType) throws {
         try collection.add(noteType)
     }
