@@ -183,23 +183,24 @@ extension ModelContext {
             }
             concrete = sub
         }
-        guard let model = concrete.make() as? any PersistentModel else { throw PersistenceError.unknownEntity(concrete.name) }
+        let model = concrete.make()
         let positions = concrete.selectPositions
         var snapshot: [SQLValue] = []
         snapshot.reserveCapacity(positions.count)
-        let attributeCount = concrete.attributes.count
+        let attributes = concrete.attributes
         for (index, position) in positions.enumerated() {
             let value = statement.value(at: position)
-            if index < attributeCount, !concrete.attributes[index].write(model, value) {
-                throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: concrete.attributes[index].name, value: value.description)
+            if index < attributes.count, !attributes[index].write(model, value) {
+                throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: attributes[index].name, value: value.description)
             }
             snapshot.append(value)
         }
-        model.persistentBackingData.snapshot = snapshot
-        model.persistentBackingData.primaryKey = pk
-        model.persistentBackingData.state = .registered
-        model.persistentBackingData.context = self
-        model.persistentBackingData.storeIdentifier = container.stores[entity.storeIndex].identifier
+        let backing = model.persistentBackingData
+        backing.snapshot = snapshot
+        backing.primaryKey = pk
+        backing.state = .registered
+        backing.context = self
+        backing.storeIdentifier = container.stores[entity.storeIndex].identifier
         registry[key, default: [:]][pk] = model
         return model
     }

@@ -137,25 +137,8 @@ extension ModelContext {
         }
     }
 
-    private func insertSQL(_ entity: Schema.Entity) -> String {
-        var columns = ["pk"]
-        if entity.usesDiscriminator { columns.append("entity") }
-        columns += entity.columnNames
-        var sql = "INSERT INTO \(quoteIdentifier(entity.tableName)) (" + columns.map(quoteIdentifier).joined(separator: ", ")
-            + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-        if !entity.uniqueConstraints.isEmpty {
-            // An insert that collides on a unique constraint updates the existing row (upsert).
-            let assignments = entity.columnNames.map { "\(quoteIdentifier($0)) = excluded.\(quoteIdentifier($0))" }.joined(separator: ", ")
-            for unique in entity.uniqueConstraints {
-                sql += " ON CONFLICT(" + unique.map(quoteIdentifier).joined(separator: ", ") + ") DO UPDATE SET \(assignments)"
-            }
-            sql += " RETURNING \"pk\""
-        }
-        return sql
-    }
-
     private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> [SQLValue] {
-        let statement = try db.cachedStatement(insertSQL(entity))
+        let statement = try db.cachedStatement(entity.insertStatementSQL)
         let values = storedValues(of: model, entity: entity)
         statement.bind(int64: model.persistentBackingData.primaryKey, at: 1)
         var index: Int32 = 2

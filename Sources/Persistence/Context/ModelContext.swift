@@ -27,10 +27,8 @@ public final class ModelContext {
     var registry: [TableKey: [Int64: any PersistentModel]] = [:]
     private var nextTemporaryKey: Int64 = 0
 
-    struct TableKey: Hashable {
-        let store: Int
-        let table: String
-    }
+    /// A table of the context's stores: its root entity (one table per root entity).
+    typealias TableKey = ObjectIdentifier
 
     /// Creates a context on `container`.
     public init(_ container: ModelContainer) {
@@ -47,7 +45,7 @@ public final class ModelContext {
     }
 
     func tableKey(_ entity: Schema.Entity) -> TableKey {
-        TableKey(store: entity.storeIndex, table: entity.tableName)
+        ObjectIdentifier(entity.rootEntity)
     }
 
     // MARK: Inserting and deleting
@@ -175,13 +173,14 @@ public final class ModelContext {
     /// Unregisters registered models whose rows no longer exist (after SQL-level cascades).
     func forgetRowsDeletedBySQL() {
         for (key, models) in registry where !models.isEmpty {
-            let store = container.stores[key.store]
+            guard let root = models.values.first.flatMap({ entity(of: $0)?.rootEntity }) else { continue }
+            let store = container.store(for: root)
             let existing: Set<Int64> = store.withDatabase { db in
                 let keys = Array(models.keys)
                 var found: Set<Int64> = []
                 for chunk in stride(from: 0, to: keys.count, by: 500) {
                     let part = keys[chunk..<min(chunk + 500, keys.count)]
-                    let sql = "SELECT \"pk\" FROM \(quoteIdentifier(key.table)) WHERE \"pk\" IN (" + part.map { _ in "?" }.joined(separator: ",") + ")"
+                    let sql = "SELECT \"pk\" FROM \(quoteIdentifier(root.tableName)) WHERE \"pk\" IN (" + part.map { _ in "?" }.joined(separator: ",") + ")"
                     let rows = (try? db.prepare(sql).fetchAll(part.map { .integer($0) })) ?? []
                     for case .integer(let pk)? in rows.map(\.first) { found.insert(pk) }
                 }

@@ -4,9 +4,10 @@ import SQLite
 /// The persistence state a context keeps inside each model: identity, the last stored
 /// values, and relationship contents.
 ///
-/// Declare it once per model as `var persistentBackingData = BackingData()` and leave it to
+/// Declare it once per model as `let persistentBackingData = BackingData()` and leave it to
 /// the context; it is the hand-written counterpart of `@Model`'s generated backing data.
-public struct BackingData {
+/// It is a class so that the context reaches it through the protocol without copying.
+public final class BackingData {
     enum State: UInt8 { case detached, inserted, registered, deleted }
 
     var state: State = .detached

@@ -25,7 +25,7 @@ import Foundation
 ///         .attribute("creationDate", \Card.creationDate, options: [.index]),
 ///         .relationship("deck", \Card.deck, inverse: \Deck.cards),
 ///     ]
-///     var persistentBackingData = BackingData()
+///     let persistentBackingData = BackingData()
 ///     init() {}
 ///     init(front: String, back: String) { self.front = front; self.back = back }
 /// }
@@ -40,8 +40,8 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// The entity name; by default the class name.
     static var entityName: String { get }
-    /// Persistence state kept by the context. Declare it as `var persistentBackingData = BackingData()`.
-    var persistentBackingData: BackingData { get set }
+    /// Persistence state kept by the context. Declare it as `let persistentBackingData = BackingData()`.
+    var persistentBackingData: BackingData { get }
 }
 
 extension PersistentModel {

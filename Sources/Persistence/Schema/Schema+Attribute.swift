@@ -37,6 +37,8 @@ extension Schema {
         let write: (AnyObject, SQLValue) -> Bool
         /// Binds the attribute of a model straight to a statement parameter (fast path).
         let bind: (AnyObject, Statement, Int32) -> Void
+        /// Prepares fast access with a prototype instance of the model.
+        let resolve: (AnyObject) -> Void
 
         public var description: String { "\(name): \(valueTypeName)" }
     }

@@ -15,7 +15,7 @@ extension Schema {
         /// The superentity when the model class inherits from another model.
         public internal(set) weak var superentity: Entity?
         var directSubentities: [Entity] = []
-        let make: () -> AnyObject
+        let make: () -> any PersistentModel
         let declaredUniques: [[AnyKeyPath]]
         let declaredIndexes: [[AnyKeyPath]]
 
@@ -39,6 +39,8 @@ extension Schema {
         public private(set) var entityNamesIncludingSubentities: [String] = []
         /// The store this entity lives in (set by the container).
         var storeIndex = 0
+        /// Statements the context writes for this entity, built once.
+        private(set) var insertStatementSQL = ""
         /// The columns selected for rows of this entity's table: `pk`, `entity` when the
         /// table is shared, then every column of the hierarchy.
         private(set) var selectColumns: [String] = []
@@ -65,9 +67,11 @@ extension Schema {
             self.declaredUniques = uniques
             self.declaredIndexes = indexes
             self.make = Entity.factory(for: type)
+            let prototype = make()
+            for attribute in attributes { attribute.resolve(prototype) }
         }
 
-        private static func factory<M: PersistentModel>(for type: M.Type) -> () -> AnyObject {
+        private static func factory<M: PersistentModel>(for type: M.Type) -> () -> any PersistentModel {
             { M() }
         }
 
@@ -120,6 +124,24 @@ extension Schema {
             }
             selectColumns = columns
             selectPositions = columnNames.map { name in Int32(columns.firstIndex(of: name) ?? 0) }
+            insertStatementSQL = makeInsertSQL()
+        }
+
+        private func makeInsertSQL() -> String {
+            var columns = ["pk"]
+            if usesDiscriminator { columns.append("entity") }
+            columns += columnNames
+            var sql = "INSERT INTO \(quoteIdentifier(tableName)) (" + columns.map(quoteIdentifier).joined(separator: ", ")
+                + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+            if !uniqueConstraints.isEmpty {
+                // An insert that collides on a unique constraint updates the existing row (upsert).
+                let assignments = columnNames.map { "\(quoteIdentifier($0)) = excluded.\(quoteIdentifier($0))" }.joined(separator: ", ")
+                for unique in uniqueConstraints {
+                    sql += " ON CONFLICT(" + unique.map(quoteIdentifier).joined(separator: ", ") + ") DO UPDATE SET \(assignments)"
+                }
+                sql += " RETURNING \"pk\""
+            }
+            return sql
         }
 
         /// The attribute for a key path, if it is one.

@@ -29,19 +29,19 @@ extension Schema.PropertyMetadata {
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
-        Self(kind: .attribute(Schema.Attribute(
+        let property = StoredProperty(keyPath)
+        return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
             isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
             valueTypeName: String(describing: V.self),
-            read: { unsafeModel($0, as: M.self)[keyPath: keyPath].databaseValue },
+            read: { property.get($0).databaseValue },
             write: { object, value in
                 guard let converted = V.fromDatabaseValue(value) else { return false }
-                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                property.set(object, converted)
                 return true
             },
-            bind: { object, statement, index in
-                unsafeModel(object, as: M.self)[keyPath: keyPath].bind(to: statement, at: index)
-            })))
+            bind: { object, statement, index in property.get(object).bind(to: statement, at: index) },
+            resolve: { prototype in property.resolve(prototype: prototype) { $0.databaseValue == $1.databaseValue } })))
     }
 
     /// An enum attribute, stored as its raw value.
@@ -49,18 +49,18 @@ extension Schema.PropertyMetadata {
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self where V.RawValue: DatabaseValueConvertible {
-        Self(kind: .attribute(Schema.Attribute(
+        let property = StoredProperty(keyPath)
+        return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
             isOptional: false, sqlType: sqlType(for: V.RawValue.self), valueTypeName: String(describing: V.self),
-            read: { unsafeModel($0, as: M.self)[keyPath: keyPath].rawValue.databaseValue },
+            read: { property.get($0).rawValue.databaseValue },
             write: { object, value in
                 guard let raw = V.RawValue.fromDatabaseValue(value), let converted = V(rawValue: raw) else { return false }
-                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                property.set(object, converted)
                 return true
             },
-            bind: { object, statement, index in
-                unsafeModel(object, as: M.self)[keyPath: keyPath].rawValue.bind(to: statement, at: index)
-            })))
+            bind: { object, statement, index in property.get(object).rawValue.bind(to: statement, at: index) },
+            resolve: { prototype in property.resolve(prototype: prototype) { $0.rawValue.databaseValue == $1.rawValue.databaseValue } })))
     }
 
     /// An optional enum attribute, stored as its raw value or NULL.
@@ -80,7 +80,8 @@ extension Schema.PropertyMetadata {
             },
             bind: { object, statement, index in
                 (unsafeModel(object, as: M.self)[keyPath: keyPath]?.rawValue).bind(to: statement, at: index)
-            })))
+            },
+            resolve: { _ in })))
     }
 
     /// A `Codable` value (a struct, an array, a dictionary) stored as JSON text.
@@ -103,7 +104,8 @@ extension Schema.PropertyMetadata {
             },
             bind: { object, statement, index in
                 statement.bind(encodeJSON(unsafeModel(object, as: M.self)[keyPath: keyPath]), at: index)
-            })))
+            },
+            resolve: { _ in })))
     }
 
     // MARK: Relationships
