@@ -154,6 +154,15 @@ def main():
     # A file where the deck directory belongs.
     write_tar_gz("top-level-file.tar.gz", [file_member(DECK, MANIFEST)])
 
+    # A name that is not UTF-8 (tar stores bytes; a GNU header has no charset to say otherwise).
+    raw = tarfile.TarInfo(f"{DECK}/\udcff\udcfe.txt")
+    raw.size, raw.mtime, raw.mode = 2, 946684800, 0o644
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as archive:
+        archive.addfile(tarfile.TarInfo(manifest), io.BytesIO(b""))
+        archive.addfile(raw, io.BytesIO(b"x\n"))
+    save("non-utf8-name.tar.gz", gzip.compress(buffer.getvalue(), compresslevel=9, mtime=0))
+
     # More entries than the tests' limit of 100.
     many = [(f"{DECK}/Media/{index:04}.txt", b"", 0) for index in range(200)]
     write_zip("too-many-entries.zip", [(manifest, MANIFEST, 0)] + many)

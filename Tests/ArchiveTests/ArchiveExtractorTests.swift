@@ -83,6 +83,42 @@ import Testing
         #expect(try Data(contentsOf: target.appendingPathComponent("Media/a.txt")) == Data("a".utf8))
     }
 
+    /// Tar writers may put a directory's entry after its contents.
+    @Test(arguments: backends)
+    func acceptsADirectoryEntryAfterItsContents(backend: ArchiveExtractor.Backend) throws {
+        let dir = try TemporaryDirectory()
+        let script = """
+        import io, sys, tarfile
+        with tarfile.open(sys.argv[1], "w:gz") as t:
+            data = b"front,back\\n"
+            info = tarfile.TarInfo("D.sampledeck/Media/cards.csv"); info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+            for name in ("D.sampledeck/Media", "D.sampledeck"):
+                info = tarfile.TarInfo(name); info.type = tarfile.DIRTYPE; info.mode = 0o755
+                t.addfile(info)
+        """
+        let made = try run("python3", ["-c", script, dir.path("late.tar.gz").path])
+        #expect(made.status == 0, "\(made.output)")
+        let target = try dir.makeDirectory("out")
+        let names = try ArchiveExtractor.extract(dir.path("late.tar.gz"), into: target, limits: .default,
+                                                 topLevel: .single { _ in true }, allow: nil, backend: backend)
+        #expect(names == ["D.sampledeck/Media/cards.csv", "D.sampledeck/Media", "D.sampledeck"])
+        #expect(try Data(contentsOf: target.appendingPathComponent("D.sampledeck/Media/cards.csv")) == Data("front,back\n".utf8))
+    }
+
+    /// An encrypted zip (there is no passphrase to give): refused, naming the entry, no prompt.
+    @Test func refusesEncryptedEntries() throws {
+        let dir = try TemporaryDirectory()
+        try dir.write("D.sampledeck/secret.txt", Data("secret".utf8))
+        let made = try run("zip", ["-q", "-P", "password", "enc.zip", "D.sampledeck/secret.txt"], in: dir.url)
+        #expect(made.status == 0, "\(made.output)")
+        let target = try dir.makeDirectory("out")
+        #expect { try ArchiveExtractor.extract(dir.path("enc.zip"), into: target) } throws: { error in
+            (error as? ArchiveError)?.kind == .malformed && (error as? ArchiveError)?.entry == "D.sampledeck/secret.txt"
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == [])
+    }
+
     /// Declared sizes within every limit but the expansion ratio: refused before writing.
     @Test func refusesABombByItsDeclaredRatio() throws {
         let dir = try TemporaryDirectory()

@@ -39,6 +39,8 @@ import Testing
         Case(file: "outside-top-level.tar.gz", refusal: .unsafe, entry: "README.txt"),
         Case(file: "not-a-deck-top-level.zip", refusal: .unsafe, entry: "Documents/manifest.json"),
         Case(file: "top-level-file.tar.gz", refusal: .unsafe, entry: deck),
+        // The name as the reader repairs it (U+FFFD for each bad byte): refused, never written.
+        Case(file: "non-utf8-name.tar.gz", refusal: .unsafe, entry: "\(deck)/\u{FFFD}\u{FFFD}.txt"),
         Case(file: "too-many-entries.zip", refusal: .limit, entry: "\(deck)/Media/0099.txt"),
         Case(file: "too-many-entries.tar.gz", refusal: .limit, entry: "\(deck)/Media/0099.txt"),
         Case(file: "bomb.zip", refusal: .limit, entry: "\(deck)/store.sqlite"),

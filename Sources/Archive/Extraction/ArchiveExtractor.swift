@@ -129,7 +129,7 @@ public enum ArchiveExtractor {
         while let entry = try reader.nextEntry() {
             guard let admitted = try policy.admit(entry) else { continue }
             if admitted.isDirectory {
-                try writer.makeDirectory(admitted, archivePath: reader.displayPath)
+                try writer.makeDirectory(admitted)
             } else {
                 try writer.writeFile(admitted, from: reader)
             }

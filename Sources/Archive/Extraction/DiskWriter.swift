@@ -9,7 +9,7 @@ import Foundation
 /// thread its own working directory, as container sandboxes may).
 protocol DiskWriter: AnyObject {
     /// Creates a directory (and missing parents).
-    func makeDirectory(_ entry: EntryPolicy.Admitted, archivePath: String) throws
+    func makeDirectory(_ entry: EntryPolicy.Admitted) throws
     /// Creates a file (and missing parents) and fills it from the reader's current entry.
     func writeFile(_ entry: EntryPolicy.Admitted, from reader: ArchiveReader) throws
 }
@@ -50,7 +50,7 @@ final class LibArchiveDiskWriter: DiskWriter {
         archive_entry_free(entry)
     }
 
-    func makeDirectory(_ admitted: EntryPolicy.Admitted, archivePath: String) throws {
+    func makeDirectory(_ admitted: EntryPolicy.Admitted) throws {
         try writeHeader(admitted, type: LibArchive.FileType.directory, size: 0)
         try finishEntry(admitted)
     }
@@ -105,7 +105,7 @@ final class DescriptorDiskWriter: DiskWriter {
 
     deinit { close(root) }
 
-    func makeDirectory(_ admitted: EntryPolicy.Admitted, archivePath: String) throws {
+    func makeDirectory(_ admitted: EntryPolicy.Admitted) throws {
         let descriptor = try openDirectory(admitted.components, create: true, entry: admitted.name)
         if descriptor != root { close(descriptor) }
     }

@@ -219,7 +219,8 @@ public final class ArchiveReader {
     ///   a current entry.
     public func readData() throws -> Data {
         var data = Data()
-        if let size = current?.size { data.reserveCapacity(Int(clamping: min(size, limits.maxEntrySize))) }
+        // The declared size may lie: reserve no more than 64 MiB on its word.
+        if let size = current?.size { data.reserveCapacity(Int(clamping: min(size, limits.maxEntrySize, 64 << 20))) }
         try forEachBlock { block, offset in
             if offset > Int64(data.count) { data.append(contentsOf: repeatElement(0, count: Int(offset) - data.count)) }
             data.append(block.assumingMemoryBound(to: UInt8.self))
