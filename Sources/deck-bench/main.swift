@@ -18,11 +18,16 @@ if arguments.first == "profile", arguments.count == 2 {
     let scratch = try Scratch()
     let url = scratch.file("profile.sqlite")
     if arguments[1] == "insert" {
-        try PersistenceBench.oursInsert(url: url, count: 100_000)
+        let kept = try PersistenceBench.oursInsert(url: url, count: 100_000)
+        PersistenceBench.rawInsert(path: scratch.file("raw.sqlite").path, count: 100_000)
+        _ = kept
     } else {
         PersistenceBench.rawInsert(path: url.path, count: 100_000)
         let container = try ModelContainer(for: BenchCard.self, configurations: ModelConfiguration(url: url, allowsSave: false))
-        for _ in 0..<5 { _ = try ModelContext(container).fetch(FetchDescriptor<BenchCard>()) }
+        var kept: [[BenchCard]] = []
+        var rows: [[RawCard]] = []
+        for _ in 0..<2 { kept.append(try ModelContext(container).fetch(FetchDescriptor<BenchCard>())) }
+        for _ in 0..<2 { rows.append(PersistenceBench.rawFetch(path: url.path)) }
     }
     exit(0)
 }

@@ -21,7 +21,7 @@ extension ModelContext {
                 defer { statement.reset() }
                 try statement.bind(query.arguments)
                 while try statement.step() {
-                    if let model = try materialize(statement, table: entity) as? T, model.persistentBackingData.state != .deleted {
+                    if let model = cast(try materialize(statement, table: entity), to: T.self), model.persistentBackingData.state != .deleted {
                         results.append(model)
                     }
                 }
@@ -113,7 +113,7 @@ extension ModelContext {
                         guard try statement.step() else { done = true; break }
                         let pk = statement.int64(at: 0)
                         let wasRegistered = registry[key]?[pk] != nil
-                        guard let model = try materialize(statement, table: entity) as? T else { continue }
+                        guard let model = cast(try materialize(statement, table: entity), to: T.self) else { continue }
                         if !wasRegistered { fresh.append(pk) }
                         if model.persistentBackingData.state != .deleted { batch.append(model) }
                     }
@@ -165,6 +165,14 @@ extension ModelContext {
 
     // MARK: Rows to models
 
+    /// A model as `T`: a plain reinterpretation when it is exactly `T` (the common case in
+    /// a fetch loop), a checked cast otherwise.
+    @inline(__always)
+    func cast<T: PersistentModel>(_ model: any PersistentModel, to type: T.Type) -> T? {
+        if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model, to: T.self) }
+        return model as? T
+    }
+
     func requireEntity<T: PersistentModel>(_ type: T.Type) throws -> Schema.Entity {
         guard let entity = schema.entity(for: type) else { throw PersistenceError.unknownEntity(T.entityName) }
         return entity
@@ -185,15 +193,18 @@ extension ModelContext {
         }
         let model = concrete.make()
         let positions = concrete.selectPositions
-        var snapshot: [SQLValue] = []
-        snapshot.reserveCapacity(positions.count)
         let attributes = concrete.attributes
-        for (index, position) in positions.enumerated() {
-            let value = statement.value(at: position)
-            if index < attributes.count, !attributes[index].write(model, value) {
-                throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: attributes[index].name, value: value.description)
+        var failed: Int?
+        let snapshot = [SQLValue](unsafeUninitializedCapacity: positions.count) { buffer, count in
+            for (index, position) in positions.enumerated() {
+                let value = statement.value(at: position)
+                if index < attributes.count, !attributes[index].write(model, value), failed == nil { failed = index }
+                (buffer.baseAddress! + index).initialize(to: value)
             }
-            snapshot.append(value)
+            count = positions.count
+        }
+        if let failed {
+            throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: attributes[failed].name, value: snapshot[failed].description)
         }
         let backing = model.persistentBackingData
         backing.snapshot = snapshot

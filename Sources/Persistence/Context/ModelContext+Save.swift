@@ -34,8 +34,8 @@ extension ModelContext {
         }
         guard !inserts.isEmpty || !deletes.isEmpty || !updates.isEmpty || !linkOwners.isEmpty else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
-        for model in inserts { (model as? any WillSaveHook)?.willSave() }
-        for (model, _) in updates { (model as? any WillSaveHook)?.willSave() }
+        for model in inserts where entity(of: model)?.hasWillSaveHook == true { (model as? any WillSaveHook)?.willSave() }
+        for (model, entity) in updates where entity.hasWillSaveHook { (model as? any WillSaveHook)?.willSave() }
 
         // Group the work by store.
         var storesTouched: Set<Int> = []
@@ -94,21 +94,26 @@ extension ModelContext {
             model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
             registry[tableKey(entity), default: [:]][model.persistentBackingData.primaryKey] = model
             markLinksSaved(model)
-            insertedIDs.append(model.persistentModelID)
+            insertedIDs.append(identifier(of: model, entity: entity))
         }
-        for (model, _) in updates {
+        for (model, entity) in updates {
             model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
-            updatedIDs.append(model.persistentModelID)
+            updatedIDs.append(identifier(of: model, entity: entity))
         }
         for (model, _) in linkOwners { markLinksSaved(model) }
         for (model, entity) in deleteEntities {
-            deletedIDs.append(model.persistentModelID)
+            deletedIDs.append(identifier(of: model, entity: entity))
             registry[tableKey(entity)]?[model.persistentBackingData.primaryKey] = nil
             model.persistentBackingData.context = nil
         }
         clearPending()
         if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
         postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
+    }
+
+    private func identifier(of model: any PersistentModel, entity: Schema.Entity) -> PersistentIdentifier {
+        PersistentIdentifier(storeIdentifier: model.persistentBackingData.storeIdentifier, entityName: entity.name,
+                             primaryKey: model.persistentBackingData.primaryKey)
     }
 
     func postDidSave(inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {

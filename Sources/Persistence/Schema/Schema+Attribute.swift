@@ -40,6 +40,24 @@ extension Schema {
         /// Prepares fast access with a prototype instance of the model.
         let resolve: (AnyObject) -> Void
 
+        @usableFromInline
+        init(name: String, keyPath: AnyKeyPath, options: Set<Option>, originalName: String?, isOptional: Bool,
+             sqlType: String, valueTypeName: String, read: @escaping (AnyObject) -> SQLValue,
+             write: @escaping (AnyObject, SQLValue) -> Bool, bind: @escaping (AnyObject, Statement, Int32) -> Void,
+             resolve: @escaping (AnyObject) -> Void) {
+            self.name = name
+            self.keyPath = keyPath
+            self.options = options
+            self.originalName = originalName
+            self.isOptional = isOptional
+            self.sqlType = sqlType
+            self.valueTypeName = valueTypeName
+            self.read = read
+            self.write = write
+            self.bind = bind
+            self.resolve = resolve
+        }
+
         public var description: String { "\(name): \(valueTypeName)" }
     }
 
@@ -77,6 +95,7 @@ extension Schema {
 // MARK: - Storage types
 
 /// Maps a Swift type to the column affinity documented in `DatabaseValueConvertible`.
+@usableFromInline
 func sqlType(for type: Any.Type) -> String {
     let base = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
     switch base {
@@ -88,11 +107,12 @@ func sqlType(for type: Any.Type) -> String {
     }
 }
 
+@usableFromInline
 protocol OptionalProtocol {
     static var wrappedType: Any.Type { get }
     var isNone: Bool { get }
 }
 extension Optional: OptionalProtocol {
-    static var wrappedType: Any.Type { Wrapped.self }
-    var isNone: Bool { self == nil }
+    @usableFromInline static var wrappedType: Any.Type { Wrapped.self }
+    @usableFromInline var isNone: Bool { self == nil }
 }

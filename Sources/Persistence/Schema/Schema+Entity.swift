@@ -16,6 +16,8 @@ extension Schema {
         public internal(set) weak var superentity: Entity?
         var directSubentities: [Entity] = []
         let make: () -> any PersistentModel
+        /// Whether the model wants `willSave()` before it is written.
+        let hasWillSaveHook: Bool
         let declaredUniques: [[AnyKeyPath]]
         let declaredIndexes: [[AnyKeyPath]]
 
@@ -67,6 +69,7 @@ extension Schema {
             self.declaredUniques = uniques
             self.declaredIndexes = indexes
             self.make = Entity.factory(for: type)
+            self.hasWillSaveHook = type is any WillSaveHook.Type
             let prototype = make()
             for attribute in attributes { attribute.resolve(prototype) }
         }

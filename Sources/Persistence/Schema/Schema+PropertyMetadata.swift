@@ -6,6 +6,7 @@ extension Schema {
     /// constraint or an index, the equivalents of `@Attribute`, `@Relationship`, `#Unique`
     /// and `#Index`.
     public struct PropertyMetadata: @unchecked Sendable {
+        @usableFromInline
         enum Kind {
             case attribute(Attribute)
             case relationship(Relationship)
@@ -13,6 +14,8 @@ extension Schema {
             case index([AnyKeyPath])
         }
         let kind: Kind
+        @usableFromInline
+        init(kind: Kind) { self.kind = kind }
     }
 }
 
@@ -25,6 +28,9 @@ extension Schema.PropertyMetadata {
 
     /// An attribute of any type that converts to a database value (numbers, `Bool`,
     /// `String`, `Data`, `Date`, `UUID`, `URL`, `Decimal`, and optionals of each).
+    ///
+    /// Inlinable so that the accessors are specialised for the model's concrete types.
+    @inlinable
     public static func attribute<M: PersistentModel, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil

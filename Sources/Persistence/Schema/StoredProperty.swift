@@ -8,18 +8,20 @@ import Foundation
 /// used directly afterwards. The offset is trusted only when the key path's projection lies
 /// inside the object and reading through it gives the same value; otherwise (computed
 /// properties, `didSet`, `@Observable` storage) the key path is applied as usual.
+@usableFromInline
 final class StoredProperty<M: AnyObject, V>: @unchecked Sendable {
-    let keyPath: ReferenceWritableKeyPath<M, V>
+    @usableFromInline let keyPath: ReferenceWritableKeyPath<M, V>
     /// The byte offset inside the object, or nil to go through the key path.
-    private var offset: Int?
+    @usableFromInline var offset: Int?
     private var resolved = false
     private let lock = NSLock()
 
+    @usableFromInline
     init(_ keyPath: ReferenceWritableKeyPath<M, V>) {
         self.keyPath = keyPath
     }
 
-    @inline(__always)
+    @inlinable
     func get(_ object: AnyObject) -> V {
         if let offset {
             return (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: V.self).pointee
@@ -27,7 +29,7 @@ final class StoredProperty<M: AnyObject, V>: @unchecked Sendable {
         return unsafeDowncast(object, to: M.self)[keyPath: keyPath]
     }
 
-    @inline(__always)
+    @inlinable
     func set(_ object: AnyObject, _ value: V) {
         if let offset {
             (Unmanaged.passUnretained(object).toOpaque() + offset).assumingMemoryBound(to: V.self).pointee = value
@@ -37,6 +39,7 @@ final class StoredProperty<M: AnyObject, V>: @unchecked Sendable {
     }
 
     /// Finds the offset with a prototype instance; `same` compares two values of the property.
+    @usableFromInline
     func resolve(prototype: AnyObject, same: (V, V) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
