@@ -58,6 +58,14 @@ enum DeckStore {
         """,
     ]
 
+    /// The trigger a statement of ``searchDDL`` creates, or nil for the table itself.
+    static func triggerName(of statement: String) -> String? {
+        guard let start = statement.range(of: "CREATE TRIGGER IF NOT EXISTS \"") else { return nil }
+        let rest = statement[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
     /// Creates the index and triggers if missing and stamps `user_version`.
     static func install(_ db: Database, formatVersion: Int) throws {
         try db.transaction(.immediate) {

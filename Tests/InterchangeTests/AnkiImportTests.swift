@@ -1,0 +1,134 @@
+import Anki
+import DeckDocument
+import Foundation
+import Persistence
+import Testing
+@testable import Interchange
+
+@Suite struct AnkiImportTests {
+    @Test(arguments: Fixtures.ankiPackages)
+    func importsEveryNoteTypeTagsDecksAndMedia(_ fixture: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let report = try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: deck)
+        #expect(report.notesRead == 5)
+        #expect(report.cardsAdded == 5)
+        #expect(report.cardsByKind == ["basic": 3, "reversible": 1, "cloze": 1])
+        #expect(report.mappedAsOther == 1)
+        #expect(report.otherNoteTypes == ["Vocab (3 fields)"])
+        #expect(report.mediaFiles == 2)
+        #expect(report.missingMedia == 0)
+
+        let bonjour = try #require(try deck.card(front: "bonjour"))
+        #expect(bonjour.kind == .basic)
+        #expect(bonjour.back == "hello <img src=\"red dot.png\">")
+        #expect(Set(bonjour.tags.map(\.name)) == ["french", "greeting"])
+        #expect(bonjour.media.map(\.originalName) == ["red dot.png"])
+        #expect(bonjour.ankiGUID?.isEmpty == false)
+        #expect(bonjour.deckPath?.hasSuffix("Test") == true)
+
+        let merci = try #require(try deck.card(front: "merci"))
+        #expect(merci.media.map(\.originalName) == ["bonjour.mp3"])
+        let sound = try #require(merci.media.first)
+        let bytes = try Data(contentsOf: deck.fileURL(of: sound))
+        #expect(bytes == Data((0..<1000).map { UInt8(($0 * 7 + 3) % 256) }))
+        #expect(sound.sha256.count == 64)
+
+        let chat = try #require(try deck.card(front: "le chat"))
+        #expect(chat.kind == .reversible)
+        #expect(chat is ReversibleCard)
+        #expect(chat.back == "the cat")
+        #expect(chat.deckPath?.hasSuffix("::Sub") == true)
+
+        let cloze = try #require(try deck.allCards().first { $0.kind == .cloze } as? ClozeCard)
+        #expect(cloze.text == "{{c1::Paris}} is the capital of {{c2::France}}")
+        #expect(cloze.back == "geography")
+
+        let maison = try #require(try deck.card(front: "maison"))
+        #expect(maison.kind == .basic)
+        #expect(maison.back == "Meaning: house\nExample: La maison est grande.")
+        #expect(Set(maison.tags.map(\.name)) == ["french", "nouns"])
+        #expect(deck.check().isEmpty)
+    }
+
+    @Test(arguments: ["anki-legacy.apkg", "anki-current.apkg"])
+    func keepsSchedulingAndReviewHistory(_ fixture: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let report = try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: deck)
+        #expect(report.reviews == 2)
+        let bonjour = try #require(try deck.card(front: "bonjour"))
+        #expect(bonjour.interval == 12)
+        #expect(bonjour.ease == 2.65)
+        #expect(bonjour.repetitions == 2)
+        #expect(bonjour.lapses == 1)
+        let due = try #require(bonjour.due)
+        // The fixture's card is due five days after the day it was made (its note's modification).
+        let days = due.timeIntervalSince(bonjour.modified) / 86_400
+        #expect(days > 3.5 && days < 6.5)
+        #expect(bonjour.reviews.map(\.ease).sorted() == [3, 3])
+        #expect(bonjour.reviews.map(\.interval).sorted() == [3, 12])
+        #expect(bonjour.reviews.map(\.date.timeIntervalSince1970).sorted() == [1_700_000_000, 1_700_086_400])
+        let merci = try #require(try deck.card(front: "merci"))
+        #expect(merci.due == nil)
+        #expect(merci.reviews.isEmpty)
+    }
+
+    @Test(arguments: Fixtures.ankiPackages)
+    func importingTwiceAddsNothing(_ fixture: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: deck)
+        try deck.close()
+        let reopened = try DeckDocument.open(at: scratch.file("Test.sampledeck"))
+        let again = try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: reopened)
+        #expect(again.cardsAdded == 0)
+        #expect(again.duplicatesSkipped == 5)
+        #expect(try reopened.cardCount() == 5)
+        #expect(try reopened.mainContext.fetchCount(FetchDescriptor<MediaReference>()) == 2)
+    }
+
+    @Test func importedCardsAreSearchable() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        try AnkiImporter().importPackage(at: Fixtures.anki("anki-current.apkg"), into: deck)
+        #expect(try deck.search("maison", limit: nil).map(\.front) == ["maison"])
+        #expect(try deck.search("nouns", limit: nil).map(\.front) == ["maison"])
+        // The triggers are back: a card added afterwards is indexed.
+        _ = try deck.addCard(kind: .basic, front: "pomme", back: "apple", tags: [])
+        try deck.save()
+        #expect(try deck.search("pomme", limit: nil).count == 1)
+    }
+
+    @Test func malformedPackageAddsNothing() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let bad = scratch.file("bad.apkg")
+        try Data("not a zip".utf8).write(to: bad)
+        #expect(throws: AnkiError.self) { try AnkiImporter().importPackage(at: bad, into: deck) }
+        #expect(try deck.cardCount() == 0)
+    }
+
+    @Test func noteTypeMappingLooksAtStructure() {
+        #expect(AnkiNoteMapping(.basic(id: 1, name: "Einfach")).rule == .basic)
+        #expect(AnkiNoteMapping(.basicAndReversed(id: 2)).rule == .reversible)
+        #expect(AnkiNoteMapping(.cloze(id: 3, name: "Lückentext")).rule == .cloze)
+        let three = AnkiNoteType(id: 4, name: "Three", fields: [.init(name: "A", ordinal: 0), .init(name: "B", ordinal: 1), .init(name: "C", ordinal: 2)],
+                                 templates: [.init(name: "1", ordinal: 0, questionFormat: "{{A}}", answerFormat: "{{B}}")])
+        let mapping = AnkiNoteMapping(three)
+        #expect(mapping.rule == .other)
+        #expect(mapping.sides(of: ["a", "", "c"]) == ("a", "C: c"))
+        let askingBack = AnkiNoteType(id: 5, name: "Backwards", fields: [.init(name: "A", ordinal: 0), .init(name: "B", ordinal: 1)],
+                                      templates: [.init(name: "1", ordinal: 0, questionFormat: "{{B}}", answerFormat: "{{A}}")])
+        #expect(AnkiNoteMapping(askingBack).rule == .other)
+    }
+
+    @Test func mediaNames() {
+        #expect(MediaNames.sanitized("a/b:c.png") == "a_b_c.png")
+        #expect(MediaNames.sanitized("..hidden") == "hidden")
+        #expect(MediaNames.sanitized("") == "media")
+        #expect(MediaNames.sanitized(String(repeating: "x", count: 300) + ".png").utf8.count == 200)
+        #expect(MediaNames.references(in: "<img src=\"red dot.png\"> [sound:a.mp3] <img src='b%20c.jpg'> <img src=http://x/y.png> <img src=d.gif>")
+                == ["red dot.png", "b c.jpg", "d.gif", "a.mp3"])
+    }
+}

@@ -1,0 +1,73 @@
+import DeckDocument
+import Foundation
+import Persistence
+
+/// Shared helpers of the interchange tests: fixtures, a temporary folder, sample decks.
+enum Fixtures {
+    /// The repository's `Fixtures` folder.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    static func anki(_ name: String) -> URL { root.appendingPathComponent("anki").appendingPathComponent(name) }
+
+    /// The four Anki fixtures (genanki, Anki legacy and current, a collection package).
+    static let ankiPackages = ["genanki-legacy.apkg", "anki-legacy.apkg", "anki-current.apkg", "anki-collection.colpkg"]
+}
+
+/// A temporary directory removed when released.
+final class Scratch {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("interchange-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// A new empty deck.
+    func deck(_ name: String = "Test.sampledeck", title: String = "Test") throws -> DeckDocument {
+        try DeckDocument.create(at: file(name), title: title)
+    }
+
+    /// A deck with every card kind, tags, a deck path, scheduling, reviews and two media files.
+    func richDeck(_ name: String = "Rich.sampledeck") throws -> DeckDocument {
+        let deck = try self.deck(name, title: "Rich <deck> & \"quotes\"")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
+        let sound = Data((0..<300).map { UInt8(($0 * 7 + 3) % 256) })
+        let image = try deck.addMedia(png, originalName: "red dot.png")
+        let audio = try deck.addMedia(sound, originalName: "bonjour.mp3")
+        let basic = try deck.addCard(kind: .basic, front: "bonjour", back: "hello <img src=\"red dot.png\">", tags: ["french", "greeting"])
+        basic.media = [image]
+        basic.deckPath = "French::Greetings"
+        basic.due = Date(timeIntervalSince1970: 1_800_000_000)
+        basic.interval = 12
+        basic.ease = 2.65
+        basic.repetitions = 2
+        basic.lapses = 1
+        let first = Review(date: Date(timeIntervalSince1970: 1_790_000_000.25), ease: 3, interval: 4, duration: 6.5)
+        let second = Review(date: Date(timeIntervalSince1970: 1_790_500_000), ease: 1, interval: 12, duration: 3)
+        deck.mainContext.insert(first)
+        deck.mainContext.insert(second)
+        basic.reviews = [first, second]
+        let sounding = try deck.addCard(kind: .basic, front: "merci", back: "thank you [sound:bonjour.mp3]", tags: ["french"])
+        sounding.media = [audio]
+        _ = try deck.addCard(kind: .reversible, front: "le chat", back: "the cat", tags: ["french", "animals"])
+        let cloze = try deck.addCard(kind: .cloze, front: "{{c1::Paris}} is the capital of {{c2::France}}", back: "geography", tags: ["geo"])
+        cloze.deckPath = "Geography"
+        _ = try deck.addCard(kind: .basic, front: "<script>alert(1)</script> & é", back: "line one\nline two", tags: [])
+        try deck.save()
+        return deck
+    }
+}
+
+extension DeckDocument {
+    /// Every card, in id order.
+    func allCards() throws -> [Card] {
+        try mainContext.fetch(FetchDescriptor<Card>(sortBy: [SortDescriptor(\.created), SortDescriptor(\.front)]))
+    }
+
+    func card(front: String) throws -> Card? {
+        try allCards().first { $0.front == front }
+    }
+}
