@@ -39,6 +39,9 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
     case modelNotFound(PersistentIdentifier)
     /// A file of external storage is missing or unreadable.
     case externalStorageMissing(path: String)
+    /// The store was written by a schema version that the migration plan does not list (or
+    /// from which no chain of stages leads to the current version).
+    case unknownStoreVersion(path: String, storeVersion: String, currentVersion: String, knownVersions: [String])
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
         case .cannotOpenStore(let path, let reason): "\(path): cannot open store: \(reason)"
         case .storeIsNewer(let path, let store, let known):
             "\(path): store was written by schema version \(store), newer than this program's \(known)"
+        case .unknownStoreVersion(let path, let store, let current, let known):
+            "\(path): store was written by schema version \(store), which the migration plan to \(current) does not cover (plan versions: \(known.joined(separator: ", ")))"
         case .incompatibleStore(let path, let reason): "\(path): store does not match the schema: \(reason)"
         case .readOnlyStore(let path): "\(path): store is read-only"
         case .unsupportedPredicate(let what): "unsupported in a predicate: \(what)"

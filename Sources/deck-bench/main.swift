@@ -32,6 +32,12 @@ if arguments.first == "profile", arguments.count == 2 {
     exit(0)
 }
 
+if arguments.first == "migration" {
+    // The 1,000,000-row lightweight migration alone.
+    report(try MigrationBench.run(scratch: try Scratch(), rows: arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000))
+    exit(0)
+}
+
 let quick = arguments.contains("--quick")
 let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[$0 + 1]) } ?? (quick ? 1 : 5)
 let scale = quick ? 10 : 1
@@ -56,4 +62,5 @@ if fields.count == 3 {
     results.append(Measurement(name: "enumerate \(enumerateCount) cards (peak MiB, bar 64)", ours_s: fields[0], reference_s: 0, ratio: 0,
                                bar: nil, peak_mib: fields[1], met: fields[1] < 64, runs: 1, spread: 1))
 }
+results.append(try MigrationBench.run(scratch: scratch, rows: 1_000_000 / scale, runs: runs))
 for result in results { report(result) }

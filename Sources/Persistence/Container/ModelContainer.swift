@@ -56,6 +56,16 @@ public final class ModelContainer: @unchecked Sendable {
         self.stores = stores
     }
 
+    /// A container over an already open store, with another schema version: the context a
+    /// custom migration stage hands to `willMigrate` / `didMigrate`. Closing it leaves the
+    /// store open.
+    init(migrating schema: Schema, sharing store: Store) {
+        self.schema = schema
+        self.configurations = [store.configuration]
+        for entity in schema.entities { entity.storeIndex = 0 }
+        self.stores = [Store(sharing: store, entities: schema.entities)]
+    }
+
     deinit { closeStores() }
 
     /// The main context: autosave on, as in SwiftData.

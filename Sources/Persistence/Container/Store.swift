@@ -28,6 +28,19 @@ final class Store: @unchecked Sendable {
         }
     }
 
+    /// A second view of an open store's connection, for a migration stage's context on
+    /// another schema version. Closing it leaves the connection open.
+    init(sharing store: Store, entities: [Schema.Entity]) {
+        self.configuration = store.configuration
+        self.database = store.database
+        self.entities = entities
+        self.index = 0
+        self.ownsDatabase = false
+    }
+
+    /// Whether `close()` closes the connection (false for a migration's view of a store).
+    private var ownsDatabase = true
+
     private static func open(_ configuration: ModelConfiguration) throws(DatabaseError) -> Database {
         guard !configuration.isStoredInMemoryOnly, let url = configuration.url else { return try Database.inMemory() }
         if configuration.allowsSave {
@@ -49,6 +62,7 @@ final class Store: @unchecked Sendable {
 
     /// Checkpoints the WAL into the store and closes the connection.
     func close() {
+        guard ownsDatabase else { return }
         withDatabase { db in
             if configuration.allowsSave && !configuration.isStoredInMemoryOnly {
                 try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -22,16 +22,25 @@ struct StoreSetup {
                     try verifyReadOnly(db)
                     return
                 }
+                if let migrationPlan, let storedVersion, storedVersion != schema.version {
+                    try MigrationRunner(store: store, schema: schema, plan: migrationPlan, storedVersion: storedVersion, setup: self).run(db)
+                    return
+                }
                 try db.transaction(.immediate) {
-                    try db.execute("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(Schema.metadataTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
                     try createOrAlter(db)
-                    try db.execute("INSERT INTO \(quoteIdentifier(Schema.metadataTable)) VALUES (?, ?) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
-                                   [.text(Self.versionKey), .text(schema.version.description)])
+                    try writeVersion(db)
                 }
             }
         } catch let error as DatabaseError {
             throw PersistenceError.cannotOpenStore(path: store.path, reason: error.message)
         }
+    }
+
+    /// Records the schema's version in the store (creating the metadata table if needed).
+    func writeVersion(_ db: Database) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(Schema.metadataTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+        try db.execute("INSERT INTO \(quoteIdentifier(Schema.metadataTable)) VALUES (?, ?) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
+                       [.text(Self.versionKey), .text(schema.version.description)])
     }
 
     func readVersion(_ db: Database) throws -> Schema.Version? {

@@ -62,58 +62,83 @@ extension Schema {
         var statements: [String] = []
         var joinTables: [String: String] = [:]
         for root in entities where root.superentity == nil {
-            let hierarchy = root.hierarchy
-            var definitions = ["\"pk\" INTEGER PRIMARY KEY"]
-            if root.usesDiscriminator { definitions.append("\"entity\" TEXT NOT NULL") }
-            var seen: Set<String> = []
-            var constraints: [String] = []
-            var indexes: [[String]] = []
-            for entity in hierarchy {
-                let isRoot = entity === root
-                for attribute in entity.attributes where seen.insert(attribute.name).inserted {
-                    let notNull = (!attribute.isOptional && isRoot) ? " NOT NULL" : ""
-                    definitions.append("\(quoteIdentifier(attribute.name)) \(attribute.sqlType)\(notNull)")
-                }
-                for relationship in entity.relationships where !relationship.isToMany && seen.insert(relationship.name).inserted {
-                    let clause = foreignKeyClause(for: relationship, in: entity).map { " " + $0 } ?? ""
-                    definitions.append("\(quoteIdentifier(relationship.name)) INTEGER\(clause)")
-                    indexes.append([relationship.name])
-                }
-                for unique in entity.uniqueConstraints {
-                    let text = "UNIQUE(" + unique.map(quoteIdentifier).joined(separator: ", ") + ")"
-                    if !constraints.contains(text) { constraints.append(text) }
-                }
-                indexes += entity.indexes
-                for relationship in entity.relationships where relationship.isToMany {
-                    if case .joinTable(let table, _, _) = storage(ofToMany: relationship, in: entity),
-                       joinTables[table] == nil, let destination = destination(of: relationship) {
-                        let (sourceTable, targetTable) = table == "\(root.name)_\(relationship.name)"
-                            ? (root.name, destination.tableName) : (destination.tableName, root.name)
-                        joinTables[table] = """
-                            CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) (\
-                            "source" INTEGER NOT NULL REFERENCES \(quoteIdentifier(sourceTable))("pk") ON DELETE CASCADE, \
-                            "target" INTEGER NOT NULL REFERENCES \(quoteIdentifier(targetTable))("pk") ON DELETE CASCADE, \
-                            PRIMARY KEY("source", "target")) WITHOUT ROWID
-                            """
-                    }
-                }
-            }
-            statements.append("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(root.name)) (" + (definitions + constraints).joined(separator: ", ") + ")")
-            var indexNames: Set<String> = []
-            for columns in indexes {
-                let name = root.name + "_" + columns.joined(separator: "_")
-                guard indexNames.insert(name).inserted else { continue }
-                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(" + columns.map(quoteIdentifier).joined(separator: ", ") + ")")
-            }
-            if root.usesDiscriminator {
-                statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(root.name + "_entity")) ON \(quoteIdentifier(root.name))(\"entity\")")
-            }
+            let layout = tableLayout(of: root, joinTables: &joinTables)
+            statements.append(layout.createSQL(table: root.name))
+            statements += layout.indexes.map(\.sql)
         }
         for table in joinTables.keys.sorted() {
             statements.append(joinTables[table]!)
             statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_target")) ON \(quoteIdentifier(table))(\"target\")")
         }
         return statements
+    }
+
+    /// The columns, constraints and indexes of a root entity's table (its whole hierarchy).
+    struct TableLayout {
+        /// Column names with their definitions (type, NOT NULL, foreign key), `pk` first.
+        var columns: [(name: String, definition: String)] = []
+        var constraints: [String] = []
+        /// Index names with the statement creating each.
+        var indexes: [(name: String, sql: String)] = []
+
+        func createSQL(table: String) -> String {
+            "CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) ("
+                + (columns.map { "\(quoteIdentifier($0.name)) \($0.definition)" } + constraints).joined(separator: ", ") + ")"
+        }
+    }
+
+    func tableLayout(of root: Entity) -> TableLayout {
+        var ignored: [String: String] = [:]
+        return tableLayout(of: root, joinTables: &ignored)
+    }
+
+    func tableLayout(of root: Entity, joinTables: inout [String: String]) -> TableLayout {
+        var layout = TableLayout()
+        layout.columns.append(("pk", "INTEGER PRIMARY KEY"))
+        if root.usesDiscriminator { layout.columns.append(("entity", "TEXT NOT NULL")) }
+        var seen: Set<String> = []
+        var indexes: [[String]] = []
+        for entity in root.hierarchy {
+            let isRoot = entity === root
+            for attribute in entity.attributes where seen.insert(attribute.name).inserted {
+                let notNull = (!attribute.isOptional && isRoot) ? " NOT NULL" : ""
+                layout.columns.append((attribute.name, "\(attribute.sqlType)\(notNull)"))
+            }
+            for relationship in entity.relationships where !relationship.isToMany && seen.insert(relationship.name).inserted {
+                let clause = foreignKeyClause(for: relationship, in: entity).map { " " + $0 } ?? ""
+                layout.columns.append((relationship.name, "INTEGER\(clause)"))
+                indexes.append([relationship.name])
+            }
+            for unique in entity.uniqueConstraints {
+                let text = "UNIQUE(" + unique.map(quoteIdentifier).joined(separator: ", ") + ")"
+                if !layout.constraints.contains(text) { layout.constraints.append(text) }
+            }
+            indexes += entity.indexes
+            for relationship in entity.relationships where relationship.isToMany {
+                if case .joinTable(let table, _, _) = storage(ofToMany: relationship, in: entity),
+                   joinTables[table] == nil, let destination = destination(of: relationship) {
+                    let (sourceTable, targetTable) = table == "\(root.name)_\(relationship.name)"
+                        ? (root.name, destination.tableName) : (destination.tableName, root.name)
+                    joinTables[table] = """
+                        CREATE TABLE IF NOT EXISTS \(quoteIdentifier(table)) (\
+                        "source" INTEGER NOT NULL REFERENCES \(quoteIdentifier(sourceTable))("pk") ON DELETE CASCADE, \
+                        "target" INTEGER NOT NULL REFERENCES \(quoteIdentifier(targetTable))("pk") ON DELETE CASCADE, \
+                        PRIMARY KEY("source", "target")) WITHOUT ROWID
+                        """
+                }
+            }
+        }
+        var indexNames: Set<String> = []
+        for columns in indexes {
+            let name = root.name + "_" + columns.joined(separator: "_")
+            guard indexNames.insert(name).inserted else { continue }
+            layout.indexes.append((name, "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(" + columns.map(quoteIdentifier).joined(separator: ", ") + ")"))
+        }
+        if root.usesDiscriminator {
+            let name = root.name + "_entity"
+            layout.indexes.append((name, "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(\"entity\")"))
+        }
+        return layout
     }
 }
 
