@@ -1,0 +1,346 @@
+import ArgumentParsing
+import DeckDocument
+import DeckFilter
+import Foundation
+import SQLite
+
+/// An interactive session on one deck (`deck open`): commands edit a private working copy
+/// of the store; `save` (or autosave) writes the working copy into the deck in one
+/// transaction with SQLite's backup API.
+///
+/// The deck's write lock is held for the whole session, so nobody else writes it meanwhile
+/// (readers are not blocked). The working copy lives in a private temporary directory
+/// removed at the end; if the process dies, the deck holds what was last saved.
+final class DeckSession {
+    /// The session's commands, for `help` and suggestions.
+    static let commands: [(name: String, usage: String, abstract: String)] = [
+        ("list", "list [<filter>]", "list the cards, all or those matching a filter (as deck list --where)"),
+        ("search", "search <text>", "find cards by text, ignoring case and accents"),
+        ("add", "add <front> <back> [<tag>]...", "add a basic card (quote texts with spaces)"),
+        ("edit", "edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]...", "change a card"),
+        ("rm", "rm <id>...", "remove cards"),
+        ("undo", "undo", "undo the last change"),
+        ("redo", "redo", "redo the last undone change"),
+        ("save", "save", "write the changes to the deck"),
+        ("quit", "quit", "leave (asks first when changes are unsaved)"),
+        ("help", "help", "show this list"),
+    ]
+
+    let path: String
+    private let deck: OpenDeck
+    private let scratch: URL
+    private let workingPath: String
+    private var working: OpenDeck
+    private var journal = UndoJournal()
+    private var labels: (undo: [String], redo: [String]) = ([], [])
+    /// When the oldest unsaved change was made; nil when everything is saved.
+    private(set) var unsavedSince: Date?
+    /// Seconds unsaved changes may wait before they are saved; 0 saves after every change; nil never.
+    let autosaveInterval: Double?
+    private let terminal: Terminal
+
+    /// Opens `path` for writing (taking its lock) and makes the working copy.
+    init(path: String, autosaveInterval: Double?, terminal: Terminal = .current) throws {
+        self.path = path
+        self.autosaveInterval = autosaveInterval
+        self.terminal = terminal
+        deck = try OpenDeck.open(at: path, readOnly: false)
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("deck-open-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DeckFailure(.io, path: base.path, reason: "cannot create the session's working directory (\(error.localizedDescription))")
+        }
+        scratch = base
+        let package = base.appendingPathComponent("Working.sampledeck")
+        workingPath = package.path
+        do {
+            try FileManager.default.createDirectory(at: package, withIntermediateDirectories: false)
+            try deck.manifest.encoded().write(to: package.appendingPathComponent(DeckDocument.manifestName))
+            try deck.snapshotStore(to: package.appendingPathComponent(deck.storeName).path)
+            let store = try OpenDeck.open(at: package.path, readOnly: false)
+            try store.withDatabase { db in try UndoJournal.install(in: db) }
+            working = store
+        } catch {
+            try? FileManager.default.removeItem(at: base)
+            throw error
+        }
+    }
+
+    deinit {
+        try? working.document.close()
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    var hasUnsavedChanges: Bool { unsavedSince != nil }
+
+    // MARK: - The loop
+
+    /// Reads and runs commands until `quit` or the end of input.
+    func run(editor: LineEditor) throws {
+        if editor.isInteractive {
+            say("\(path): \(try working.cardCount()) cards. Type 'help' for the commands.")
+        }
+        while true {
+            let prompt = (deck.path as NSString).lastPathComponent + (hasUnsavedChanges ? "*" : "") + "> "
+            let line = try editor.readLine(prompt: prompt, idleAfter: idleDelay(), idle: { [self] in autosaveIfDue(force: true) })
+            guard let line else {
+                // End of input: a person is asked; a script's changes are kept.
+                if editor.isInteractive, hasUnsavedChanges, try !confirmQuit(editor: editor) { continue }
+                if hasUnsavedChanges { try saveOrFail(); say("saved \(path)") }
+                return
+            }
+            if try !execute(line, editor: editor) { return }
+            try? terminal.stdout.flush()
+        }
+    }
+
+    /// Runs one command line; false when the session ends.
+    func execute(_ line: String, editor: LineEditor) throws -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return true }
+        let name = String(trimmed.prefix { !$0.isWhitespace })
+        let rest = String(trimmed.dropFirst(name.count)).trimmingCharacters(in: .whitespaces)
+        do {
+            switch name {
+            case "help", "?": help()
+            case "list", "ls": try list(rest)
+            case "search": try search(rest)
+            case "add": try change("add") { try add(SessionWords.split(rest)) }
+            case "edit": try change("edit") { try edit(SessionWords.split(rest)) }
+            case "rm": try change("rm") { try remove(SessionWords.split(rest)) }
+            case "undo": try undo()
+            case "redo": try redo()
+            case "save":
+                try saveOrFail()
+                say("saved \(path)")
+            case "quit", "exit", "q":
+                if hasUnsavedChanges, try !confirmQuit(editor: editor) { return true }
+                return false
+            default:
+                let hint = Self.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? "; type 'help' for the commands"
+                complain("unknown command '\(name)'\(hint)")
+            }
+        } catch let failure as SessionUsage {
+            complain(failure.message)
+        } catch let error as any CommandError {
+            complain(error.message.replacingOccurrences(of: workingPath, with: path))
+        }
+        autosaveIfDue(force: false)
+        return true
+    }
+
+    // MARK: - Commands
+
+    private func list(_ filter: String) throws {
+        let expression = try filter.isEmpty ? nil : ErrorMapping.run { try FilterParser.parse(filter) }
+        show(try working.cards(where: expression, sortedBy: [], limit: nil, offset: 0))
+    }
+
+    private func search(_ text: String) throws {
+        guard !text.isEmpty else { throw SessionUsage("usage: search <text>") }
+        show(try working.search(text, limit: nil))
+    }
+
+    private func show(_ cards: [CardRecord]) {
+        if cards.isEmpty {
+            say("no cards")
+        } else {
+            terminal.stdout.write(CardPrinter.table(cards, width: terminal.width))
+        }
+    }
+
+    private func add(_ words: [String]) throws -> String {
+        guard words.count >= 2, !words[0].isEmpty else { throw SessionUsage("usage: add <front> <back> [<tag>]...") }
+        let added = try working.add([(kind: "basic", front: words[0], back: words[1], tags: Array(words.dropFirst(2)))])
+        let id = added.first.map { String($0.id) } ?? "?"
+        say("added \(id)")
+        return "add \(id)"
+    }
+
+    private func edit(_ words: [String]) throws -> String {
+        guard let first = words.first, let id = Int64(first), words.count >= 2 else {
+            throw SessionUsage("usage: edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]...")
+        }
+        guard var card = try working.card(id: id) else { throw SessionUsage("no card with id \(id)") }
+        for word in words.dropFirst() {
+            if word.hasPrefix("front=") {
+                card.front = String(word.dropFirst(6))
+                if card.front.isEmpty { throw SessionUsage("the front must not be empty") }
+            } else if word.hasPrefix("back=") {
+                card.back = String(word.dropFirst(5))
+            } else if word.hasPrefix("+"), word.count > 1 {
+                if !card.tags.contains(String(word.dropFirst())) { card.tags.append(String(word.dropFirst())) }
+            } else if word.hasPrefix("-"), word.count > 1 {
+                card.tags.removeAll { $0 == String(word.dropFirst()) }
+            } else {
+                throw SessionUsage("edit: '\(word)' is not front=<text>, back=<text>, +<tag> or -<tag>")
+            }
+        }
+        _ = try working.update(card)
+        say("edited \(id)")
+        return "edit \(id)"
+    }
+
+    private func remove(_ words: [String]) throws -> String {
+        guard !words.isEmpty else { throw SessionUsage("usage: rm <id>...") }
+        var ids: [Int64] = []
+        for word in words {
+            guard let id = Int64(word) else { throw SessionUsage("rm: '\(word)' is not a card id") }
+            guard try working.card(id: id) != nil else { throw SessionUsage("no card with id \(id); nothing removed") }
+            ids.append(id)
+        }
+        try working.delete(ids: ids)
+        say("removed \(ids.count) card\(ids.count == 1 ? "" : "s")")
+        return "rm " + words.joined(separator: " ")
+    }
+
+    /// Runs a changing command as one undoable step.
+    private func change(_ name: String, _ body: () throws -> String) throws {
+        let mark = try working.withDatabase { db in try journal.mark(in: db) }
+        let label = try body()
+        let recorded = try working.withDatabase { db in try journal.record(since: mark, in: db) }
+        if recorded {
+            labels.undo.append(label)
+            labels.redo.removeAll()
+            markChanged()
+        }
+    }
+
+    private func undo() throws {
+        let done = try working.withDatabase { db in try journal.undo(in: db) }
+        guard done, let label = labels.undo.popLast() else { return say("nothing to undo") }
+        labels.redo.append(label)
+        try reopenWorkingCopy()
+        markChanged()
+        say("undid \(label)")
+    }
+
+    private func redo() throws {
+        let done = try working.withDatabase { db in try journal.redo(in: db) }
+        guard done, let label = labels.redo.popLast() else { return say("nothing to redo") }
+        labels.undo.append(label)
+        try reopenWorkingCopy()
+        markChanged()
+        say("redid \(label)")
+    }
+
+    private func help() {
+        let width = Self.commands.map(\.usage.count).max() ?? 0
+        for command in Self.commands {
+            terminal.stdout.write("  " + command.usage.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + command.abstract + "\n")
+        }
+    }
+
+    // MARK: - Saving
+
+    /// Writes the working copy into the deck: a compact copy without the undo log, copied
+    /// over the deck's store with the backup API (one write transaction), then the manifest.
+    func save() throws {
+        let copy = scratch.appendingPathComponent("save-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try working.snapshotStore(to: copy)
+        try OpenDeck.mapping(path) {
+            let database = try Database(path: copy, mode: .readWrite)
+            defer { database.close() }
+            try UndoJournal.strip(database)
+            try deck.withDatabase { destination in try database.backup(to: destination) }
+            try deck.document.save()
+        }
+        unsavedSince = nil
+    }
+
+    private func saveOrFail() throws {
+        do {
+            try save()
+        } catch let failure as DeckFailure {
+            throw DeckFailure(.io, path: path, reason: "cannot save: \(failure.reason)")
+        }
+    }
+
+    private func markChanged() {
+        if unsavedSince == nil { unsavedSince = Date() }
+    }
+
+    /// Seconds to wait at the prompt before autosaving, when changes are unsaved.
+    private func idleDelay() -> Double? {
+        guard let autosaveInterval, let unsavedSince else { return nil }
+        return max(0, autosaveInterval - Date().timeIntervalSince(unsavedSince))
+    }
+
+    /// Saves when autosave is on and the oldest unsaved change is old enough (or `force`).
+    private func autosaveIfDue(force: Bool) {
+        guard let autosaveInterval, let unsavedSince else { return }
+        guard force || Date().timeIntervalSince(unsavedSince) >= autosaveInterval else { return }
+        do {
+            try save()
+            if autosaveInterval > 0 { note("autosaved \(path)") }
+        } catch {
+            complain("autosave failed: \(ErrorMapping.map(error, path: path))")
+        }
+    }
+
+    /// Asks what to do with unsaved changes; true when the session may end.
+    private func confirmQuit(editor: LineEditor) throws -> Bool {
+        while true {
+            guard let answer = try editor.readLine(prompt: "Save changes to \(path) before quitting? [y]es, [n]o, [c]ancel: ") else {
+                try saveOrFail()
+                say("saved \(path)")
+                return true
+            }
+            switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "y", "yes":
+                try saveOrFail()
+                say("saved \(path)")
+                return true
+            case "n", "no":
+                say("changes discarded")
+                return true
+            case "c", "cancel", "":
+                return false
+            default:
+                continue
+            }
+        }
+    }
+
+    private func reopenWorkingCopy() throws {
+        try OpenDeck.mapping(workingPath) { try working.document.close() }
+        working = try OpenDeck.open(at: workingPath, readOnly: false)
+    }
+
+    // MARK: - Messages
+
+    private func say(_ text: String) { terminal.stdout.write(text + "\n") }
+    private func note(_ text: String) { terminal.stderr.write(text + "\n") }
+    private func complain(_ text: String) { terminal.stderr.write("error: \(text)\n") }
+
+    static func suggestion(for name: String) -> String? {
+        let names = commands.map(\.name)
+        if let prefixed = names.filter({ $0.hasPrefix(name) }).first, !name.isEmpty, names.filter({ $0.hasPrefix(name) }).count == 1 {
+            return prefixed
+        }
+        return names.min { distance(name, $0) < distance(name, $1) }.flatMap { distance(name, $0) <= 2 ? $0 : nil }
+    }
+
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+}
+
+/// A mistake in a session command: reported, and the session goes on.
+struct SessionUsage: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
