@@ -71,3 +71,21 @@ extension DeckDocument {
         try allCards().first { $0.front == front }
     }
 }
+
+/// Runs a program; returns its status, standard output and standard error.
+func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: err.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: err) }
+    process.standardOutput = out
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let errText = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), errText)
+}

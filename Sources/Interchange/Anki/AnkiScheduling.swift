@@ -46,7 +46,7 @@ enum AnkiScheduling {
 
     /// The Anki scheduling fields of a card, as a template for the cards of its note:
     /// new (queue 0) without a due date, else a review card due on its day.
-    static func ankiCard(for card: Card, id: Int64, noteID: Int64, deckID: Int64, ordinal: Int,
+    static func ankiCard(for card: CardSnapshot, id: Int64, noteID: Int64, deckID: Int64, ordinal: Int,
                          collectionCreation: Int64) -> AnkiCard {
         var result = AnkiCard(id: id, noteID: noteID, deckID: deckID, ordinal: ordinal,
                               modified: Int64(card.modified.timeIntervalSince1970))
@@ -63,7 +63,7 @@ enum AnkiScheduling {
     }
 
     /// A ``Review`` as an Anki review-history entry of card `cardID`.
-    static func ankiReview(_ review: Review, cardID: Int64, previousInterval: Int, factor: Int64) -> AnkiReview {
+    static func ankiReview(_ review: ReviewSnapshot, cardID: Int64, previousInterval: Int, factor: Int64) -> AnkiReview {
         AnkiReview(id: Int64((review.date.timeIntervalSince1970 * 1000).rounded()), cardID: cardID, ease: review.ease,
                    interval: Int64(review.interval), lastInterval: Int64(previousInterval), factor: factor,
                    timeTaken: Int64((review.duration * 1000).rounded()), kind: review.interval > 0 ? .review : .learning)
