@@ -134,3 +134,14 @@ extension DeckDocument {
         return try mainContext.fetch(FetchDescriptor<DeckInfo>()).first?.description ?? ""
     }
 }
+
+extension DeckDocument {
+    /// Changes the deck's description (its `DeckInfo` row); written by the next ``save()``.
+    public func setDeckDescription(_ description: String) throws {
+        try requireOpen()
+        let infos = try mainContext.fetch(FetchDescriptor<DeckInfo>())
+        if let info = infos.first { info.description = description } else {
+            mainContext.insert(DeckInfo(title: manifest.title, description: description))
+        }
+    }
+}

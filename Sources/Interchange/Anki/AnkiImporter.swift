@@ -40,6 +40,15 @@ public struct AnkiImporter: Sendable {
     ///   ``AnkiImportReport/missingMedia``, not thrown.
     @discardableResult
     public func importPackage(at url: URL, into document: DeckDocument) throws -> AnkiImportReport {
+        do {
+            return try importing(url, into: document)
+        } catch {
+            document.mainContext.rollback()
+            throw error
+        }
+    }
+
+    private func importing(_ url: URL, into document: DeckDocument) throws -> AnkiImportReport {
         let reader = try AnkiPackageReader(url: url, temporaryDirectory: temporaryDirectory)
         defer { reader.close() }
         var report = AnkiImportReport()
