@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Archive
+import DeckDocument
 import Foundation
 
 /// `deck archive <deck> [-o <file>] [--format zip|tar.gz|tar.xz|tar.zst]`
@@ -8,11 +9,21 @@ struct ArchiveCommand: ParsableCommand {
         commandName: "archive",
         abstract: "Write a deck into one zip or compressed tar file.",
         discussion: """
-            The archive holds a consistent snapshot of the store (taken with VACUUM INTO, so a deck in use \
-            can be archived) and the manifest, under one <name>.sampledeck directory. The archive is written \
-            under a temporary name and renamed when complete; an existing file is never overwritten.
+            The archive holds one <name>.sampledeck directory: the manifest, a consistent snapshot of the \
+            store (taken with VACUUM INTO in one read transaction, so a deck being written by another \
+            process can be archived) and the media files. Entries are sorted and their times, owners and \
+            permissions normalised, so archiving the same deck twice gives the same bytes. The format comes \
+            from --format, else from the extension of -o, else zip. The archive is written under a temporary \
+            name and renamed when complete; an existing file is never overwritten. With -o - the archive goes \
+            to standard output (not to a terminal). A deck archive can also be given to info, list, search, \
+            check and export, which read it without extracting it anywhere visible.
             """,
-        examples: [.init("Archive a deck as a zip.", command: "deck archive French.sampledeck -o French.sampledeck.zip")])
+        examples: [
+            .init("Archive a deck as a zip.", command: "deck archive French.sampledeck -o French.sampledeck.zip"),
+            .init("Archive as zstd-compressed tar, format from the name.", command: "deck archive French.sampledeck -o French.tar.zst"),
+            .init("Send a deck over ssh.", command: "deck archive French.sampledeck -o - --format tar.gz | ssh host 'cat > French.tgz'"),
+        ],
+        extraSections: [ArchiveSecurity.archiveSection])
 
     enum Format: String, CaseIterable, ExpressibleByArgument {
         case zip
@@ -30,26 +41,69 @@ struct ArchiveCommand: ParsableCommand {
         }
     }
 
-    @Argument(help: ArgumentHelp("The deck to archive.", valueName: "deck")) var deck: String
-    @Option(name: .customShort("o"), help: ArgumentHelp("The archive to write (default: <deck>.<format>).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The deck (or deck archive) to archive.", valueName: "deck")) var deck: String
+    @Option(name: .customShort("o"), help: ArgumentHelp("The archive to write, - for standard output (default: <deck>.<format>).", valueName: "file"))
     var outputFile: String?
     @Option(help: "The archive format (default: from the output name, else zip).") var format: Format?
     @OptionGroup var output: OutputOptions
 
     init() {}
 
+    mutating func validate() throws {
+        if outputFile == "-", Terminal.current.stdout.isTerminal {
+            throw ValidationError("refusing to write an archive to a terminal; redirect standard output or give -o <file>")
+        }
+    }
+
     mutating func run() async throws {
+        let toStandardOutput = outputFile == "-"
         let archiveFormat = format?.archiveFormat
-            ?? outputFile.flatMap { ArchiveFormat.inferred(fromPath: $0) } ?? .zip
+            ?? (toStandardOutput ? nil : outputFile.flatMap { ArchiveFormat.inferred(fromPath: $0) }) ?? .zip
         var trimmed = deck
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         let destination = outputFile ?? trimmed + "." + archiveFormat.fileExtension
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        try ErrorMapping.run(path: destination) { try ArchivedDeck.write(store, to: destination, format: archiveFormat) }
+        let progress = ArchiveProgress(label: "Archiving", enabled: !output.quiet && !output.noProgress)
+        if toStandardOutput {
+            try Terminal.current.stdout.flush()
+            try OpenDeck.mapping(deck) {
+                try store.document.archive(toFileDescriptor: STDOUT_FILENO, format: archiveFormat, progress: progress.report)
+            }
+            progress.finish()
+            return
+        }
+        try OpenDeck.mapping(destination) {
+            try store.document.archive(to: URL(fileURLWithPath: destination), format: archiveFormat, progress: progress.report)
+        }
+        progress.finish()
         if output.json {
             Terminal.current.stdout.write("{\"archive\": \(JSONText.quoted(destination)), \"format\": \(JSONText.quoted(archiveFormat.rawValue))}\n")
         } else {
             output.say("archived \(deck) to \(destination)")
         }
     }
+}
+
+/// A progress bar for archiving and extracting, shown only for large decks (8 MiB and more)
+/// and only when standard error is a terminal.
+final class ArchiveProgress {
+    static let threshold: Int64 = 8 << 20
+    private let label: String
+    private let enabled: Bool
+    private var bar: ProgressBar?
+
+    init(label: String, enabled: Bool) {
+        self.label = label
+        self.enabled = enabled
+    }
+
+    func report(_ done: Int64, _ total: Int64) {
+        guard enabled else { return }
+        if bar == nil, total >= Self.threshold {
+            bar = ProgressBar(total: Int(total >> 10), label: label)
+        }
+        bar?.update(completed: Int(done >> 10))
+    }
+
+    func finish() { bar?.finish() }
 }

@@ -1,6 +1,5 @@
 import ArgumentParsing
 import DeckDocument
-import Archive
 import Foundation
 
 /// `deck info <deck|archive> [--json]`
@@ -17,15 +16,8 @@ struct InfoCommand: ParsableCommand {
     init() {}
 
     mutating func run() async throws {
-        let manifest: DeckManifest
-        let count: Int
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: deck, isDirectory: &isDirectory), !isDirectory.boolValue {
-            (manifest, count) = try ErrorMapping.run(path: deck) { try ArchivedDeck.describe(archive: deck) }
-        } else {
-            let store = try OpenDeck.open(at: deck, readOnly: true)
-            (manifest, count) = (store.manifest, try store.cardCount())
-        }
+        let store = try OpenDeck.open(at: deck, readOnly: true)
+        let (manifest, count) = (store.manifest, try store.cardCount())
         if output.json {
             Terminal.current.stdout.write(Self.json(path: deck, manifest: manifest, cardCount: count) + "\n")
         } else {

@@ -1,19 +1,27 @@
 import ArgumentParsing
+import Archive
+import DeckDocument
 import Foundation
 
 /// `deck unarchive <archive> [-C <dir>]`
 struct UnarchiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unarchive",
-        abstract: "Extract a deck from an archive made by 'deck archive'.",
+        abstract: "Extract a deck from an archive made by 'deck archive' (or zip -r, bsdtar).",
         discussion: """
-            The deck is extracted into a temporary directory beside the destination, checked, then renamed \
-            into place; an existing deck is never overwritten. Entries with .. or absolute paths, links and \
-            device files are refused, and sizes are bounded.
+            The archive must hold one <name>.sampledeck directory. Every entry is checked before anything \
+            is written; the deck is then extracted into a private directory inside the destination, opened \
+            and checked as by 'deck check', and renamed into place. On any failure nothing is left in the \
+            destination, and an existing deck is never replaced. With - the archive is read from standard \
+            input (spooled to a private temporary file first). See SECURITY for what is refused.
             """,
-        examples: [.init("Extract into the decks directory.", command: "deck unarchive French.sampledeck.zip -C decks")])
+        examples: [
+            .init("Extract into the decks directory.", command: "deck unarchive French.sampledeck.zip -C decks"),
+            .init("Extract a deck received on standard input.", command: "ssh host 'cat French.tgz' | deck unarchive -"),
+        ],
+        extraSections: [ArchiveSecurity.unarchiveSection])
 
-    @Argument(help: ArgumentHelp("The archive to extract.", valueName: "archive")) var archive: String
+    @Argument(help: ArgumentHelp("The archive to extract, - for standard input.", valueName: "archive")) var archive: String
     @Option(name: .customShort("C"), help: ArgumentHelp("The directory to extract into (default: the current one).", valueName: "dir"))
     var directory: String = "."
     @OptionGroup var output: OutputOptions
@@ -21,18 +29,73 @@ struct UnarchiveCommand: ParsableCommand {
     init() {}
 
     mutating func run() async throws {
-        guard FileManager.default.fileExists(atPath: archive) else {
-            throw CommandFailure(.noInput, path: archive, reason: "no such file")
-        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandFailure(.cantCreate, path: directory, reason: "no such directory")
         }
-        let deck = try ErrorMapping.run(path: archive) { try ArchivedDeck.extract(archive: archive, into: directory) }
-        if output.json {
-            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck))}\n")
-        } else {
-            output.say("extracted \(deck)")
+        var spooled: StandardInputSpool?
+        if archive == "-" {
+            spooled = try StandardInputSpool()
+        } else if !FileManager.default.fileExists(atPath: archive, isDirectory: &isDirectory) {
+            throw CommandFailure(.noInput, path: archive, reason: "no such file")
         }
+        defer { spooled?.remove() }
+        let source = spooled?.url ?? URL(fileURLWithPath: archive)
+        let deck: URL
+        do {
+            deck = try DeckDocument.unarchive(source, into: URL(fileURLWithPath: directory))
+        } catch let error as DeckError where error.kind == .alreadyExists {
+            let name = URL(fileURLWithPath: error.path).lastPathComponent
+            throw CommandFailure(.cantCreate, path: (directory as NSString).appendingPathComponent(name), reason: "already exists")
+        } catch {
+            throw Self.failure(error, archive: archive)
+        }
+        let shown = directory == "." ? deck.lastPathComponent : (directory as NSString).appendingPathComponent(deck.lastPathComponent)
+        if output.json {
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(shown))}\n")
+        } else {
+            output.say("extracted \(shown)")
+        }
+    }
+
+    /// Errors name the archive as typed (and the entry when one is at fault).
+    private static func failure(_ error: any Error, archive: String) -> any Error {
+        do {
+            return try OpenDeck.mapping(archive) { throw error }
+        } catch {
+            return error
+        }
+    }
+}
+
+/// Standard input copied to a private temporary file (extraction reads the archive twice).
+struct StandardInputSpool {
+    let url: URL
+    private let directory: URL
+
+    init() throws {
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("deck-stdin-\(UUID().uuidString)")
+        url = directory.appendingPathComponent("archive")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CommandFailure(.ioError, path: url.path, reason: "cannot create a temporary file")
+            }
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try handle.write(contentsOf: chunk)
+            }
+        } catch let failure as CommandFailure {
+            try? FileManager.default.removeItem(at: directory)
+            throw failure
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw CommandFailure(.ioError, path: "-", reason: "cannot read standard input (\(error.localizedDescription))")
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
     }
 }

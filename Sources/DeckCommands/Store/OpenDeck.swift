@@ -1,3 +1,4 @@
+import Archive
 import DeckDocument
 import DeckFilter
 import Foundation
@@ -31,10 +32,16 @@ final class OpenDeck {
         try mapping(path) { OpenDeck(path: path, document: try DeckDocument.create(at: URL(fileURLWithPath: path), title: title)) }
     }
 
-    /// Opens the deck at `path`.
+    /// Opens the deck at `path`; read-only, `path` may also be an archive made by
+    /// `deck archive` (read through a private temporary copy removed on close).
     static func open(at path: String, readOnly: Bool) throws -> OpenDeck {
         try mapping(path) {
-            OpenDeck(path: path, document: try DeckDocument.open(at: URL(fileURLWithPath: path), mode: readOnly ? .readOnly : .readWrite))
+            let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            if readOnly, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return OpenDeck(path: path, document: try DeckDocument.open(archive: url))
+            }
+            return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite))
         }
     }
 
@@ -145,6 +152,13 @@ final class OpenDeck {
             throw DeckFailure(kind, path: path, reason: error.kind == .missing ? "no such deck" : error.reason)
         } catch let error as DeckQueryError {
             throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
+        } catch let error as ArchiveError {
+            let kind: DeckFailure.Kind = switch error.kind {
+            case .malformed, .unsafeEntry, .limitExceeded: .corrupt
+            case .alreadyExists: .cannotCreate
+            case .io, .invalidArgument: .io
+            }
+            throw DeckFailure(kind, path: path, reason: (error.entry.map { "\($0): " } ?? "") + error.reason)
         } catch let error as DatabaseError {
             throw DeckFailure(error.code == 11 || error.code == 26 ? .corrupt : .io, path: path, reason: error.description)
         }

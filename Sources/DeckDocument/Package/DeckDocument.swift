@@ -33,6 +33,8 @@ public final class DeckDocument {
     public let mode: DeckOpenMode
     private var lock: DeckLock?
     private var isClosed = false
+    /// Runs once the document is closed (removes the private copy of an opened archive).
+    var onClose: (() -> Void)?
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
     public var mainContext: ModelContext { container.mainContext }
@@ -219,6 +221,8 @@ public final class DeckDocument {
             isClosed = true
             lock?.release()
             lock = nil
+            onClose?()
+            onClose = nil
         }
         if mode == .readWrite && mainContext.hasChanges {
             try save()

@@ -1,0 +1,237 @@
+import Archive
+import Foundation
+import Persistence
+import SQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DeckDocument {
+    /// What a deck archive holds: one `<Name>.sampledeck/` directory with the manifest, the
+    /// store and `Media/`; any other layout is refused on reading.
+    static func isArchivedPackageEntry(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1, 2: return true
+        case 3: return parts[1] == mediaFolderName[...]
+        default: return false
+        }
+    }
+
+    /// The top-level directory name an archive of this deck uses: the package's own name,
+    /// with `.sampledeck` added when it lacks it.
+    public var archiveTopLevelName: String {
+        let name = url.lastPathComponent
+        return name.hasSuffix("." + Self.packageExtension) ? name : name + "." + Self.packageExtension
+    }
+
+    // MARK: Writing archives
+
+    /// Writes the deck into a new archive at `destination`, from a consistent snapshot.
+    ///
+    /// The store is copied with `VACUUM INTO` in one read transaction, so the archive holds
+    /// one committed state even while other processes write the deck, and never a live file
+    /// with its `-wal` beside it. Media files (immutable once written, and written before
+    /// the rows that reference them) are listed after the snapshot, so every file the
+    /// snapshot references is included. Entries are sorted and their times, owners and
+    /// permissions normalised (``DirectoryArchiver``): archiving the same deck twice gives
+    /// the same bytes. The archive is written under a temporary name and renamed into place.
+    ///
+    /// - Parameters:
+    ///   - destination: the archive to create; it must not exist.
+    ///   - format: the archive format; `nil` infers it from `destination`'s extension, else zip.
+    ///   - compressionLevel: as in ``ArchiveWriter``; `nil` for the format's default.
+    ///   - progress: called with (bytes archived, total bytes) as the archive is written.
+    /// - Throws: ``DeckError`` `alreadyExists` when `destination` exists, `io` when the
+    ///   snapshot cannot be taken; ``ArchiveError`` when the archive cannot be written.
+    ///   Costs one copy of the store in a temporary directory beside `destination`.
+    public func archive(
+        to destination: URL, format: ArchiveFormat? = nil, compressionLevel: Int? = nil,
+        progress: ((Int64, Int64) -> Void)? = nil
+    ) throws {
+        try requireOpen()
+        let destination = destination.standardizedFileURL
+        var status = stat()
+        if lstat(destination.path, &status) == 0 {
+            throw DeckError(path: destination.path, reason: "already exists", kind: .alreadyExists)
+        }
+        let format = format ?? ArchiveFormat.inferred(fromPath: destination.path) ?? .zip
+        let staging = try PrivateDirectory(in: destination.deletingLastPathComponent(), purpose: "archive")
+        defer { staging.remove() }
+        let tree = try stageSnapshot(in: staging.url)
+        try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, to: destination, format: format,
+                                      compressionLevel: compressionLevel, progress: progress)
+    }
+
+    /// Writes the deck as an archive onto an open file descriptor, such as standard output.
+    ///
+    /// The same snapshot and normalisation as ``archive(to:format:compressionLevel:progress:)``;
+    /// the descriptor is not closed. A failure part-way leaves a truncated stream.
+    /// - Throws: as ``archive(to:format:compressionLevel:progress:)``.
+    public func archive(
+        toFileDescriptor descriptor: Int32, format: ArchiveFormat, compressionLevel: Int? = nil,
+        progress: ((Int64, Int64) -> Void)? = nil
+    ) throws {
+        try requireOpen()
+        let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "archive")
+        defer { staging.remove() }
+        let tree = try stageSnapshot(in: staging.url)
+        try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, toFileDescriptor: descriptor,
+                                      format: format, compressionLevel: compressionLevel, progress: progress)
+    }
+
+    /// Builds the package to archive in `directory`: the manifest, a snapshot of the store,
+    /// and the media files (hard links when the file system allows, copies otherwise).
+    private func stageSnapshot(in directory: URL) throws -> URL {
+        let tree = directory.appendingPathComponent(archiveTopLevelName)
+        do {
+            try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
+        } catch {
+            throw DeckError(path: directory.path, reason: "can't create a staging directory: \(error.localizedDescription)", kind: .io)
+        }
+        let storeCopy = tree.appendingPathComponent(manifest.store)
+        do {
+            try container.withDatabase(for: Card.self) { db in try db.vacuum(into: storeCopy.path) }
+        } catch {
+            throw DeckError(path: storeURL.path, reason: "can't take a snapshot of the store: \(error)", kind: .io)
+        }
+        try AtomicFile.write(try manifest.encoded(), to: tree.appendingPathComponent(Self.manifestName))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: mediaURL.path)) ?? []
+        var linkedAny = false
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let source = mediaURL.appendingPathComponent(name)
+            var status = stat()
+            guard lstat(source.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            let target = tree.appendingPathComponent(Self.mediaFolderName).appendingPathComponent(name)
+            if !linkedAny {
+                try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: false)
+                linkedAny = true
+            }
+            if link(source.path, target.path) != 0 {
+                do {
+                    try FileManager.default.copyItem(at: source, to: target)
+                } catch {
+                    throw DeckError(path: source.path, reason: "can't read the media file: \(error.localizedDescription)", kind: .io)
+                }
+            }
+        }
+        return tree
+    }
+
+    // MARK: Reading archives
+
+    /// Extracts the deck in `archive` into `directory`, checks it, and moves it into place;
+    /// returns the new package's URL.
+    ///
+    /// The archive is extracted by ``ArchiveExtractor`` (every header checked before
+    /// anything is written, libarchive's secure-extraction flags on, actual sizes counted)
+    /// into a private directory inside `directory`, opened read-only and checked
+    /// (``check()``), then renamed into place. On any failure nothing is left in
+    /// `directory`; an existing deck is never replaced.
+    ///
+    /// - Parameters:
+    ///   - archive: a zip or tar archive holding one `<Name>.sampledeck/` directory.
+    ///   - directory: an existing directory.
+    ///   - limits: bounds on entries, sizes and expansion (``ArchiveLimits/default``).
+    /// - Throws: ``ArchiveError`` naming the entry for anything unsafe (`..`, absolute
+    ///   names, links, devices, duplicates, a second top-level entry, entries outside the
+    ///   package layout) or past `limits`, and for damaged archives; ``DeckError``
+    ///   `alreadyExists` when the deck exists in `directory`, `corrupt`/`notADeck` when the
+    ///   extracted deck fails to open or its check finds errors.
+    @discardableResult
+    public static func unarchive(_ archive: URL, into directory: URL, limits: ArchiveLimits = .default) throws -> URL {
+        let directory = directory.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DeckError(path: directory.path, reason: "no such directory", kind: .missing)
+        }
+        let staging = try PrivateDirectory(in: directory, purpose: "unarchive")
+        defer { staging.remove() }
+        let package = try extractPackage(archive, into: staging.url, limits: limits)
+        do {
+            let document = try open(at: package, mode: .readOnly)
+            defer { try? document.close() }
+            if let problem = document.check().first(where: { $0.severity == .error }) {
+                throw DeckError(path: archive.path, reason: "the archived deck fails its check: \(problem.message)", kind: .corrupt)
+            }
+        } catch let error as DeckError where error.path != archive.path {
+            let kind: DeckError.Kind = error.kind == .missing ? .notADeck : error.kind
+            throw DeckError(path: archive.path, reason: "the archived deck can't be opened: \(error.reason)", kind: kind)
+        }
+        let target = directory.appendingPathComponent(package.lastPathComponent)
+        var status = stat()
+        if lstat(target.path, &status) == 0 {
+            throw DeckError(path: target.path, reason: "already exists", kind: .alreadyExists)
+        }
+        guard rename(package.path, target.path) == 0 else {
+            let exists = errno == EEXIST || errno == ENOTEMPTY
+            throw DeckError(path: target.path, reason: exists ? "already exists" : "can't move the deck into place: \(AtomicFile.errnoText())",
+                            kind: exists ? .alreadyExists : .io)
+        }
+        AtomicFile.syncDirectory(directory)
+        return target
+    }
+
+    /// Opens the deck inside an archive read-only, without extracting it anywhere visible.
+    ///
+    /// The archive is extracted as by ``unarchive(_:into:limits:)`` into a private
+    /// temporary directory (mode 0700), which ``close()`` removes.
+    /// - Throws: as ``unarchive(_:into:limits:)``, and ``open(at:mode:)``'s errors.
+    ///   Costs one extraction: use it for reading, not for decks you will edit.
+    public static func open(archive: URL, limits: ArchiveLimits = .default) throws -> DeckDocument {
+        let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "read")
+        do {
+            let package = try extractPackage(archive, into: staging.url, limits: limits)
+            let document: DeckDocument
+            do {
+                document = try open(at: package, mode: .readOnly)
+            } catch let error as DeckError {
+                throw DeckError(path: archive.path, reason: "the archived deck can't be opened: \(error.reason)",
+                                kind: error.kind == .missing ? .notADeck : error.kind)
+            }
+            document.onClose = { staging.remove() }
+            return document
+        } catch {
+            staging.remove()
+            throw error
+        }
+    }
+
+    /// Extracts the single package of `archive` into `directory`; returns its URL.
+    private static func extractPackage(_ archive: URL, into directory: URL, limits: ArchiveLimits) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: archive.path, isDirectory: &isDirectory) else {
+            throw DeckError(path: archive.path, reason: "no such file", kind: .missing)
+        }
+        if isDirectory.boolValue {
+            throw DeckError(path: archive.path, reason: "is a directory, not an archive", kind: .notADeck)
+        }
+        let names = try ArchiveExtractor.extract(archive, into: directory, limits: limits,
+                                                 topLevel: .single { $0.hasSuffix("." + packageExtension) },
+                                                 allow: isArchivedPackageEntry)
+        guard let top = names.first?.split(separator: "/").first else {
+            throw DeckError(path: archive.path, reason: "empty archive: a deck archive holds one <name>.sampledeck directory", kind: .notADeck)
+        }
+        return directory.appendingPathComponent(String(top))
+    }
+}
+
+/// A directory only this process uses (mode 0700, random name), removed when done.
+struct PrivateDirectory: Sendable {
+    let url: URL
+
+    init(in parent: URL, purpose: String) throws {
+        let base = parent.path.isEmpty ? "." : parent.path
+        var template = Array((base as NSString).appendingPathComponent(".deck-\(purpose)-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        guard made else {
+            throw DeckError(path: base, reason: "can't create a temporary directory: \(AtomicFile.errnoText())",
+                            kind: [EACCES, EROFS, EPERM, ENOENT, ENOTDIR].contains(errno) ? .readOnly : .io)
+        }
+        url = URL(fileURLWithPath: String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self), isDirectory: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

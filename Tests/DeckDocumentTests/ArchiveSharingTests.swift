@@ -1,0 +1,167 @@
+import Archive
+import Foundation
+import SQLite
+import Testing
+@testable import DeckDocument
+
+/// Sharing decks: archive from a snapshot, unarchive safely, read archives in place.
+@Suite struct ArchiveSharingTests {
+    /// A deck with three cards and two media files, closed.
+    private func mediaDeck(_ play: Playground) throws -> URL {
+        let url = try play.sampleDeck()
+        let deck = try DeckDocument.open(at: url)
+        let card = try #require(try deck.card(id: 1))
+        card.media = [try deck.addMedia(Data("picture bytes".utf8), originalName: "cat.png"),
+                      try deck.addMedia(Data(repeating: 7, count: 70_000), originalName: "meow.mp3")]
+        try deck.save()
+        try deck.close()
+        return url
+    }
+
+    /// The cards of a deck as comparable text, and its media files with their bytes.
+    private func contents(of url: URL) throws -> (cards: [String], media: [String: Data]) {
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        defer { try? deck.close() }
+        let cards = try deck.cards(where: nil).map { card in
+            "\(card.id)|\(card.kind)|\(card.front)|\(card.back)|\(card.tags.map(\.name).sorted())|\(card.created.timeIntervalSince1970)|\(card.media.map(\.fileName).sorted())"
+        }
+        return (cards, try snapshot(of: deck.mediaURL))
+    }
+
+    @Test(arguments: ArchiveFormat.allCases)
+    func roundTripKeepsEveryCardAndMediaFile(_ format: ArchiveFormat) throws {
+        let play = try Playground()
+        let url = try mediaDeck(play)
+        let archive = play.file("French.\(format.fileExtension)")
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        try deck.archive(to: archive, format: format)
+        try deck.close()
+        let out = play.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let extracted = try DeckDocument.unarchive(archive, into: out)
+        #expect(extracted.lastPathComponent == "French.sampledeck")
+        let before = try contents(of: url), after = try contents(of: extracted)
+        #expect(after.cards == before.cards)
+        #expect(after.cards.count == 3)
+        #expect(after.media == before.media)
+        #expect(after.media.count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["French.sampledeck"])
+    }
+
+    @Test func archivingTwiceGivesTheSameBytesAndNoLockOrJournal() throws {
+        let play = try Playground()
+        let url = try mediaDeck(play)
+        let deck = try DeckDocument.open(at: url)  // read-write: a lock file exists
+        try deck.archive(to: play.file("a.zip"))
+        try deck.archive(to: play.file("b.zip"))
+        try deck.close()
+        #expect(try Data(contentsOf: play.file("a.zip")) == Data(contentsOf: play.file("b.zip")))
+        let names = try ArchiveReader(url: play.file("a.zip")).entryNames()
+        #expect(names.count == 6)
+        #expect(names.first == "French.sampledeck/")
+        #expect(names.contains("French.sampledeck/Deck.sqlite") && names.contains("French.sampledeck/manifest.json"))
+        #expect(names.filter { $0.hasPrefix("French.sampledeck/Media/") && !$0.hasSuffix("/") }.count == 2)
+        #expect(names == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "entries are in a fixed order")
+        #expect(!names.contains { $0.hasSuffix(".lock") || $0.hasSuffix("-wal") || $0.hasSuffix("-shm") })
+        #expect(throws: DeckError.self) { try DeckDocument.open(at: url, mode: .readOnly).archive(to: play.file("a.zip")) }
+    }
+
+    @Test func theArchiveIsASnapshotWhileTheDeckIsWritten() throws {
+        let play = try Playground()
+        let url = try play.sampleDeck()
+        let writer = try DeckDocument.open(at: url)
+        let reader = try DeckDocument.open(at: url, mode: .readOnly)
+        var wroteDuringArchive = false
+        // The progress callback runs after the snapshot: write and save more cards then.
+        try reader.archive(to: play.file("snap.tar.gz")) { _, _ in
+            guard !wroteDuringArchive else { return }
+            wroteDuringArchive = true
+            for index in 0..<50 { _ = try? writer.addCard(kind: .basic, front: "new \(index)", back: "", tags: []) }
+            try? writer.save()
+        }
+        #expect(wroteDuringArchive)
+        #expect(try writer.cardCount() == 53)
+        try writer.close()
+        let archived = try DeckDocument.open(archive: play.file("snap.tar.gz"))
+        #expect(try archived.cardCount() == 3, "the archive holds the state when it started")
+        #expect(archived.check().filter { $0.severity == .error }.isEmpty)
+        try archived.close()
+    }
+
+    @Test func openingAnArchiveIsReadOnlyAndLeavesNothing() throws {
+        let play = try Playground()
+        let url = try play.sampleDeck()
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        try deck.archive(to: play.file("French.zip"))
+        try deck.close()
+        let archived = try DeckDocument.open(archive: play.file("French.zip"))
+        #expect(archived.mode == .readOnly)
+        #expect(archived.manifest.title == "French")
+        #expect(try archived.search("cafe", limit: nil).map(\.front) == ["Café"])
+        #expect(throws: DeckError.self) { _ = try archived.addCard(kind: .basic, front: "x", back: "y", tags: []) }
+        let privateCopy = archived.url.deletingLastPathComponent()
+        #expect(FileManager.default.fileExists(atPath: privateCopy.path))
+        try archived.close()
+        #expect(!FileManager.default.fileExists(atPath: privateCopy.path), "closing removes the private copy")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.path).sorted() == ["French.sampledeck", "French.zip"])
+    }
+
+    @Test func unarchiveRefusesADeckThatFailsItsCheckAndLeavesNothing() throws {
+        let play = try Playground()
+        let url = try play.sampleDeck()
+        // Damage the store's search index so check reports an error, then archive it.
+        let db = try Database(path: url.appendingPathComponent("Deck.sqlite").path)
+        try db.execute("DELETE FROM \"CardSearch\"")
+        db.close()
+        try DirectoryArchiver.archive(directory: url, as: "French.sampledeck", to: play.file("bad.zip"), format: .zip)
+        let out = play.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        #expect {
+            try DeckDocument.unarchive(play.file("bad.zip"), into: out)
+        } throws: { error in
+            (error as? DeckError)?.kind == .corrupt && "\(error)".contains("fails its check")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
+    @Test func unarchiveRefusesEntriesOutsideThePackageLayout() throws {
+        let play = try Playground()
+        let tree = play.file("tree/Odd.sampledeck/Media/sub")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: tree.appendingPathComponent("deep.txt"))
+        try DirectoryArchiver.archive(directory: play.file("tree/Odd.sampledeck"), as: "Odd.sampledeck",
+                                      to: play.file("odd.zip"), format: .zip)
+        let out = play.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        #expect {
+            try DeckDocument.unarchive(play.file("odd.zip"), into: out)
+        } throws: { error in
+            if case .unsafeEntry(let name)? = (error as? ArchiveError)?.kind { return name.hasPrefix("Odd.sampledeck/Media/sub") }
+            return false
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
+    @Test func unarchiveNeverReplacesADeck() throws {
+        let play = try Playground()
+        let url = try play.sampleDeck()
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        try deck.archive(to: play.file("French.zip"))
+        try deck.close()
+        #expect {
+            try DeckDocument.unarchive(play.file("French.zip"), into: play.url)
+        } throws: { error in
+            (error as? DeckError)?.kind == .alreadyExists
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.path).sorted() == ["French.sampledeck", "French.zip"])
+    }
+}
+
+extension ArchiveReader {
+    /// Every entry name, in archive order.
+    func entryNames() throws -> [String] {
+        var names: [String] = []
+        while let entry = try nextEntry() { names.append(entry.path) }
+        return names
+    }
+}
