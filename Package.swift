@@ -31,7 +31,10 @@ let package = Package(
         // MARK: Persistence
 
         // The SwiftData-shaped persistence API: ModelContainer, ModelContext, FetchDescriptor.
-        .target(name: "Persistence", dependencies: ["SQLite"]),
+        // Release builds drop the run-time exclusivity checks on its hot paths (a fetch touches
+        // several class properties per row); debug builds, and so the tests, keep them.
+        .target(name: "Persistence", dependencies: ["SQLite"],
+                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // MARK: The document format
 

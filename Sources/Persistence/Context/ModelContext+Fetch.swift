@@ -20,8 +20,9 @@ extension ModelContext {
                 let statement = try db.cachedStatement(query.sql)
                 defer { statement.reset() }
                 try statement.bind(query.arguments)
+                let identities = identityTable(entity)
                 while try statement.step() {
-                    if let model = cast(try materialize(statement, table: entity), to: T.self), model.persistentBackingData.state != .deleted {
+                    if let model = cast(try materialize(statement, table: entity, identities: identities), to: T.self), model.persistentBackingData.state != .deleted {
                         results.append(model)
                     }
                 }
@@ -180,9 +181,13 @@ extension ModelContext {
 
     /// The registered model for the current row, or a new one filled from it.
     func materialize(_ statement: Statement, table entity: Schema.Entity) throws -> any PersistentModel {
+        try materialize(statement, table: entity, identities: identityTable(entity))
+    }
+
+    /// The same, with the table's identity map already at hand (fetch loops).
+    func materialize(_ statement: Statement, table entity: Schema.Entity, identities: IdentityTable) throws -> any PersistentModel {
         let pk = statement.int64(at: 0)
-        let key = tableKey(entity)
-        if let existing = registry[key]?[pk] { return existing }
+        if let existing = identities[pk] { return existing }
         var concrete = entity
         if entity.usesDiscriminator {
             let name = statement.string(at: 1)
@@ -212,7 +217,7 @@ extension ModelContext {
         backing.state = .registered
         backing.context = self
         backing.storeIdentifier = container.stores[entity.storeIndex].identifier
-        registry[key, default: [:]][pk] = model
+        identities[pk] = model
         return model
     }
 

@@ -26,7 +26,7 @@ extension ModelContext {
         var updates: [(any PersistentModel, Schema.Entity)] = []
         var linkOwners: [(any PersistentModel, Schema.Entity)] = []
         for models in registry.values {
-            for model in models.values where model.persistentBackingData.state == .registered {
+            for model in models.models where model.persistentBackingData.state == .registered {
                 guard let entity = entity(of: model), let snapshot = model.persistentBackingData.snapshot else { continue }
                 if storedValues(of: model, entity: entity) != snapshot { updates.append((model, entity)) }
                 if hasLinkChanges(model) { linkOwners.append((model, entity)) }
@@ -92,7 +92,7 @@ extension ModelContext {
         for (model, entity) in insertEntities {
             model.persistentBackingData.state = .registered
             model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
-            registry[tableKey(entity), default: [:]][model.persistentBackingData.primaryKey] = model
+            identityTable(entity)[model.persistentBackingData.primaryKey] = model
             markLinksSaved(model)
             insertedIDs.append(identifier(of: model, entity: entity))
         }

@@ -24,7 +24,7 @@ public final class ModelContext {
     private(set) var insertionOrder: [any PersistentModel] = []
     private(set) var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
     /// Registered models by table (store index, table name) and primary key.
-    var registry: [TableKey: [Int64: any PersistentModel]] = [:]
+    var registry: [TableKey: IdentityTable] = [:]
     private var nextTemporaryKey: Int64 = 0
 
     /// A table of the context's stores: its root entity (one table per root entity).
@@ -46,6 +46,15 @@ public final class ModelContext {
 
     func tableKey(_ entity: Schema.Entity) -> TableKey {
         ObjectIdentifier(entity.rootEntity)
+    }
+
+    /// The identity map of an entity's table, created on first use.
+    func identityTable(_ entity: Schema.Entity) -> IdentityTable {
+        let key = tableKey(entity)
+        if let table = registry[key] { return table }
+        let table = IdentityTable()
+        registry[key] = table
+        return table
     }
 
     // MARK: Inserting and deleting
@@ -173,10 +182,10 @@ public final class ModelContext {
     /// Unregisters registered models whose rows no longer exist (after SQL-level cascades).
     func forgetRowsDeletedBySQL() {
         for (key, models) in registry where !models.isEmpty {
-            guard let root = models.values.first.flatMap({ entity(of: $0)?.rootEntity }) else { continue }
+            guard let root = models.models.first.flatMap({ entity(of: $0)?.rootEntity }) else { continue }
             let store = container.store(for: root)
             let existing: Set<Int64> = store.withDatabase { db in
-                let keys = Array(models.keys)
+                let keys = models.primaryKeys
                 var found: Set<Int64> = []
                 for chunk in stride(from: 0, to: keys.count, by: 500) {
                     let part = keys[chunk..<min(chunk + 500, keys.count)]
@@ -186,7 +195,7 @@ public final class ModelContext {
                 }
                 return found
             }
-            for (pk, model) in models where !existing.contains(pk) {
+            for (pk, model) in Array(models) where !existing.contains(pk) {
                 registry[key]?[pk] = nil
                 model.persistentBackingData.state = .deleted
                 model.persistentBackingData.context = nil
@@ -199,14 +208,14 @@ public final class ModelContext {
     /// Whether there are unsaved inserts, deletes or changes.
     public var hasChanges: Bool {
         if !insertedModels.isEmpty || !deletedModels.isEmpty { return true }
-        return registry.values.contains { $0.values.contains { isChanged($0) } }
+        return registry.values.contains { $0.models.contains { isChanged($0) } }
     }
 
     /// Models inserted since the last save.
     public var insertedModelsArray: [any PersistentModel] { insertionOrder }
     /// Registered models with unsaved changes.
     public var changedModelsArray: [any PersistentModel] {
-        registry.values.flatMap { $0.values.filter { isChanged($0) } }
+        registry.values.flatMap { $0.models.filter { isChanged($0) } }
     }
     /// Models deleted since the last save.
     public var deletedModelsArray: [any PersistentModel] { Array(deletedModels.values) }
@@ -270,7 +279,7 @@ public final class ModelContext {
         for model in deletedModels.values { model.persistentBackingData.state = .registered }
         deletedModels.removeAll()
         for models in registry.values {
-            for model in models.values { revert(model) }
+            for model in models.models { revert(model) }
         }
         undoStack.removeAll()
         redoStack.removeAll()
@@ -298,7 +307,7 @@ public final class ModelContext {
     /// Inserts models that became reachable through relationships of registered models.
     public func processPendingChanges() {
         for models in Array(registry.values) {
-            for model in models.values {
+            for model in models.models {
                 for content in model.persistentBackingData.relationships.values {
                     switch content {
                     case .toOne(let target?):
@@ -315,7 +324,7 @@ public final class ModelContext {
     /// Forgets every registered model after the store changed behind the context's back.
     func resetAfterExternalChange() {
         for models in registry.values {
-            for model in models.values {
+            for model in models.models {
                 model.persistentBackingData.state = .detached
                 model.persistentBackingData.context = nil
             }

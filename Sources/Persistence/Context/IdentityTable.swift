@@ -1,0 +1,121 @@
+/// The identity map of one table: primary key → the one model object of that row.
+///
+/// A fetch registers every row it returns, so this map sits on the hottest path of the
+/// layer. It is an open-addressing hash table (linear probing, backward-shift deletion)
+/// with a multiplicative hash of the integer key, several times cheaper than
+/// `Dictionary`'s seeded SipHash for this one job, and it moves its entries when it grows
+/// instead of copying them (no reference-count traffic). It is a class so the context can
+/// hold it once per fetch and update it in place.
+final class IdentityTable: Sequence {
+    private var keys: UnsafeMutablePointer<Int64>
+    /// nil marks an empty slot.
+    private var values: UnsafeMutablePointer<(any PersistentModel)?>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 16) {
+        self.capacity = capacity
+        keys = .allocate(capacity: capacity)
+        values = .allocate(capacity: capacity)
+        values.initialize(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        values.deinitialize(count: capacity)
+        values.deallocate()
+        keys.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    private func slot(for key: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20) & (capacity - 1)
+    }
+
+    /// The model registered for `key`, if any; assigning nil removes it.
+    subscript(key: Int64) -> (any PersistentModel)? {
+        get {
+            var index = slot(for: key)
+            while let value = values[index] {
+                if keys[index] == key { return value }
+                index = (index + 1) & (capacity - 1)
+            }
+            return nil
+        }
+        set {
+            if let newValue { insert(key, newValue) } else { removeValue(forKey: key) }
+        }
+    }
+
+    private func insert(_ key: Int64, _ value: any PersistentModel) {
+        if (count + 1) * 4 > capacity * 3 { grow() }
+        var index = slot(for: key)
+        while values[index] != nil {
+            if keys[index] == key {
+                values[index] = value
+                return
+            }
+            index = (index + 1) & (capacity - 1)
+        }
+        keys[index] = key
+        values[index] = value
+        count += 1
+    }
+
+    /// Removes the model registered for `key` and returns it.
+    @discardableResult
+    func removeValue(forKey key: Int64) -> (any PersistentModel)? {
+        let mask = capacity - 1
+        var index = slot(for: key)
+        while values[index] != nil {
+            if keys[index] == key {
+                let removed = values[index]
+                values[index] = nil
+                count -= 1
+                // Backward shift: pull later entries of the probe chain into the hole.
+                var hole = index
+                var next = (index + 1) & mask
+                while values[next] != nil {
+                    let home = slot(for: keys[next])
+                    if (next - home) & mask >= (next - hole) & mask {
+                        keys[hole] = keys[next]
+                        (values + hole).moveUpdate(from: values + next, count: 1)
+                        (values + next).initialize(to: nil)
+                        hole = next
+                    }
+                    next = (next + 1) & mask
+                }
+                return removed
+            }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    private func grow() {
+        let oldKeys = keys, oldValues = values, oldCapacity = capacity
+        capacity = oldCapacity * 2
+        keys = .allocate(capacity: capacity)
+        values = .allocate(capacity: capacity)
+        values.initialize(repeating: nil, count: capacity)
+        for index in 0..<oldCapacity {
+            guard let value = (oldValues + index).move() else { continue }
+            var slot = slot(for: oldKeys[index])
+            while values[slot] != nil { slot = (slot + 1) & (capacity - 1) }
+            keys[slot] = oldKeys[index]
+            (values + slot).update(repeating: value, count: 1)
+        }
+        oldValues.deallocate()
+        oldKeys.deallocate()
+    }
+
+    /// The registered models.
+    var models: [any PersistentModel] { (0..<capacity).compactMap { values[$0] } }
+    /// The registered primary keys.
+    var primaryKeys: [Int64] { (0..<capacity).compactMap { values[$0] == nil ? nil : keys[$0] } }
+
+    func makeIterator() -> IndexingIterator<[(key: Int64, value: any PersistentModel)]> {
+        (0..<capacity).compactMap { index in values[index].map { (keys[index], $0) } }.makeIterator()
+    }
+}
