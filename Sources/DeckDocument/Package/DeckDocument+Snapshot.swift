@@ -145,3 +145,41 @@ extension DeckDocument {
         }
     }
 }
+
+extension DeckDocument {
+    /// Writes a consistent copy of the package to `destination` (which must not exist): the
+    /// manifest, a snapshot of the store taken with `VACUUM INTO` (so a deck in use copies
+    /// safely) and the media files. Works on a read-only document.
+    /// - Throws: ``DeckError`` `alreadyExists`, `io`.
+    public func copyPackage(to destination: URL) throws {
+        try requireOpen()
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: destination.path) {
+            throw DeckError(path: destination.path, reason: "already exists", kind: .alreadyExists)
+        }
+        do {
+            try fileManager.createDirectory(at: destination, withIntermediateDirectories: false)
+        } catch {
+            throw DeckError(path: destination.path, reason: "can't create the package: \(error.localizedDescription)", kind: .io)
+        }
+        do {
+            try container.withDatabase(for: Card.self) { db in
+                try db.vacuum(into: destination.appendingPathComponent(manifest.store).path)
+            }
+            try AtomicFile.write(try manifest.encoded(), to: destination.appendingPathComponent(Self.manifestName))
+            if let names = try? fileManager.contentsOfDirectory(atPath: mediaURL.path), !names.isEmpty {
+                let target = destination.appendingPathComponent(Self.mediaFolderName)
+                try fileManager.createDirectory(at: target, withIntermediateDirectories: false)
+                for name in names.sorted() where !name.hasPrefix(".") {
+                    try fileManager.copyItem(at: mediaURL.appendingPathComponent(name), to: target.appendingPathComponent(name))
+                }
+            }
+        } catch let error as DeckError {
+            try? fileManager.removeItem(at: destination)
+            throw error
+        } catch {
+            try? fileManager.removeItem(at: destination)
+            throw DeckError(path: destination.path, reason: "can't copy the deck: \(error)", kind: .io)
+        }
+    }
+}

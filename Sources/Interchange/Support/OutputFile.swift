@@ -36,6 +36,9 @@ final class OutputFile {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
+    /// The temporary file's handle, for writers that take one (flush this object first).
+    var fileHandle: FileHandle? { handle }
+
     func flush() throws {
         guard let handle, !buffer.isEmpty else { return }
         do { try handle.write(contentsOf: buffer) }

@@ -1,0 +1,86 @@
+import Anki
+import DeckDocument
+import Foundation
+
+/// What importing a file added, whatever its format.
+public struct ImportSummary: Sendable, Hashable, Codable {
+    /// Cards added.
+    public var cardsAdded = 0
+    /// Cards (notes, rows) skipped because their Anki GUID is already in the deck.
+    public var duplicatesSkipped = 0
+    /// Anki notes of other note types, mapped as first field in front and the rest labelled on the back.
+    public var mappedAsOther = 0
+    /// The names of those note types.
+    public var otherNoteTypes: [String] = []
+    /// Media files stored.
+    public var mediaFiles = 0
+    /// Media files the input lists but does not hold.
+    public var missingMedia = 0
+    /// Review-history entries added.
+    public var reviews = 0
+    /// Creates an empty summary.
+    public init() {}
+}
+
+/// One entry point for importing and exporting every format (see ``InterchangeFormat``).
+///
+/// ```swift
+/// let deck = try DeckDocument.create(at: url, title: "French")
+/// try DeckInterchange.importFile(at: apkg, format: .apkg, into: deck)
+/// try DeckInterchange.export(deck, format: .html, to: page)
+/// ```
+public enum DeckInterchange {
+    /// Imports `url` (a file in `format`) into `document` and saves; all or nothing.
+    ///
+    /// - Parameter adoptsTitle: for JSON, take the file's title and description (new decks).
+    /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be imported;
+    ///   the format's error (`CSVError`, `AnkiError`, ``InterchangeError``); the store's error.
+    @discardableResult
+    public static func importFile(at url: URL, format: InterchangeFormat, into document: DeckDocument,
+                                  adoptsTitle: Bool = false, progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
+        var summary = ImportSummary()
+        switch format {
+        case .csv, .tsv:
+            let settings = TextImportSettings(separator: format == .csv ? .comma : .tab)
+            let report = try DeckTextImporter(settings: settings, progress: progress).importFile(at: url, into: document)
+            summary.cardsAdded = report.cardsAdded
+            summary.duplicatesSkipped = report.duplicatesSkipped
+        case .json:
+            let report = try DeckJSONImporter(adoptsTitle: adoptsTitle).importFile(at: url, into: document)
+            summary.cardsAdded = report.cardsAdded
+            summary.duplicatesSkipped = report.duplicatesSkipped
+            summary.mediaFiles = report.mediaFiles
+            summary.missingMedia = report.missingMedia
+            summary.reviews = report.reviews
+        case .apkg, .colpkg:
+            let report = try AnkiImporter().importPackage(at: url, into: document)
+            summary.cardsAdded = report.cardsAdded
+            summary.duplicatesSkipped = report.duplicatesSkipped
+            summary.mappedAsOther = report.mappedAsOther
+            summary.otherNoteTypes = report.otherNoteTypes
+            summary.mediaFiles = report.mediaFiles
+            summary.missingMedia = report.missingMedia
+            summary.reviews = report.reviews
+        case .sampledeck, .zip, .html:
+            throw InterchangeError(.unsupported, path: url.path, reason: "cannot import cards from \(format.rawValue) (use csv, tsv, json, apkg or colpkg)")
+        }
+        return summary
+    }
+
+    /// Exports the saved cards of `document` to `url` in `format`; the file appears only when complete.
+    ///
+    /// - Parameter embedsMedia: for JSON, include media bytes (base64).
+    /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be exported; the
+    ///   format's error; the store's error.
+    public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, embedsMedia: Bool = false) throws {
+        switch format {
+        case .csv: try DeckTextExporter(separator: .comma).export(document, to: url)
+        case .tsv: try DeckTextExporter(separator: .tab).export(document, to: url)
+        case .json: try DeckJSONExporter(embedsMedia: embedsMedia).export(document, to: url)
+        case .apkg: try AnkiExporter().export(document, to: url)
+        case .html: try DeckHTMLExporter().export(document, to: url)
+        case .sampledeck, .zip, .colpkg:
+            throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg or html)")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import DeckDocument
+import Foundation
+
+/// Imports a CSV/TSV or Anki text file (see ``TextImportReader``) into a deck: one card per
+/// row with its tags; a `Notetype` column (or `#notetype:`) naming a cloze or reversed type
+/// makes cloze or reversible cards, a `Deck` column sets the deck path, and a `GUID` column
+/// skips rows already in the deck. Rows with an empty front are skipped.
+///
+/// Cost: one streaming pass (constant memory for the file; the new cards are kept until the
+/// single save, which rebuilds the search index once).
+public struct DeckTextImporter {
+    /// The reader's starting settings (separator, header row, …).
+    public var settings: TextImportSettings
+    /// Called now and then with the bytes read so far (for a progress bar).
+    public var progress: ((Int) -> Void)?
+
+    /// What an import did.
+    public struct Report: Sendable, Hashable, Codable {
+        /// Cards added.
+        public var cardsAdded = 0
+        /// Rows skipped because their GUID is already in the deck.
+        public var duplicatesSkipped = 0
+        /// Rows skipped because their front is empty.
+        public var emptyRowsSkipped = 0
+        /// Creates an empty report.
+        public init() {}
+    }
+
+    /// Creates an importer.
+    public init(settings: TextImportSettings = TextImportSettings(), progress: ((Int) -> Void)? = nil) {
+        self.settings = settings
+        self.progress = progress
+    }
+
+    /// Imports every row of `reader` into `document` without saving (call
+    /// ``DeckDocument/saveRebuildingSearchIndex()`` or ``DeckDocument/save()`` after).
+    /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
+    public func add(from reader: inout TextImportReader, into document: DeckDocument, report: inout Report) throws {
+        var existing = try document.savedAnkiGUIDs()
+        var tags = try document.tagsByName()
+        let context = document.mainContext
+        var count = 0
+        while let row = try reader.next() {
+            count += 1
+            if count & 1023 == 0 { progress?(reader.bytesConsumed) }
+            guard !row.front.isEmpty else {
+                report.emptyRowsSkipped += 1
+                continue
+            }
+            if let guid = row.guid, !guid.isEmpty, !existing.insert(guid).inserted {
+                report.duplicatesSkipped += 1
+                continue
+            }
+            let kind = Self.kind(ofNotetype: row.notetype)
+            let card: Card
+            switch kind {
+            case .basic: card = BasicCard(front: row.front, back: row.back)
+            case .reversible: card = ReversibleCard(front: row.front, back: row.back)
+            case .cloze: card = ClozeCard(front: row.front, back: row.back)
+            }
+            if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
+            if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }
+            context.insert(card)
+            var cardTags: [Tag] = []
+            var seen: Set<String> = []
+            for raw in row.tags {
+                for part in raw.split(whereSeparator: \.isWhitespace) where seen.insert(String(part)).inserted {
+                    let name = String(part)
+                    if let tag = tags[name] {
+                        cardTags.append(tag)
+                    } else {
+                        let tag = Tag(name: name)
+                        context.insert(tag)
+                        tags[name] = tag
+                        cardTags.append(tag)
+                    }
+                }
+            }
+            if !cardTags.isEmpty { card.tags = cardTags }
+            report.cardsAdded += 1
+        }
+        progress?(reader.bytesConsumed)
+    }
+
+    /// Imports the file at `url` into `document` and saves.
+    /// - Throws: ``CSVError`` (nothing is added then); the store's error.
+    @discardableResult
+    public func importFile(at url: URL, into document: DeckDocument) throws -> Report {
+        var reader = try TextImportReader(url: url, settings: settings)
+        var report = Report()
+        do {
+            try add(from: &reader, into: document, report: &report)
+            try document.saveRebuildingSearchIndex()
+        } catch {
+            document.mainContext.rollback()
+            throw error
+        }
+        return report
+    }
+
+    /// The card kind of an Anki note type name: cloze types, reversed types, else basic.
+    static func kind(ofNotetype name: String?) -> CardKind {
+        guard let name = name?.lowercased() else { return .basic }
+        if name.contains("cloze") { return .cloze }
+        if name.contains("reverse") { return .reversible }
+        return .basic
+    }
+}
