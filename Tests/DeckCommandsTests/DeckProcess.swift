@@ -25,13 +25,15 @@ struct DeckProcess {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `deck arguments…` in `directory`, with `COLUMNS` fixed so tables are reproducible.
-    static func run(_ arguments: [String], in directory: URL, stdin: String? = nil, columns: Int = 80) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, stdin: String? = nil, stdinData: Data? = nil, columns: Int = 80,
+                    environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = String(columns)
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -39,6 +41,7 @@ struct DeckProcess {
         process.standardInput = input
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let stdinData { input.fileHandleForWriting.write(stdinData) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()

@@ -19,6 +19,7 @@ struct UnarchiveCommand: ParsableCommand {
             .init("Extract into the decks directory.", command: "deck unarchive French.sampledeck.zip -C decks"),
             .init("Extract a deck received on standard input.", command: "ssh host 'cat French.tgz' | deck unarchive -"),
         ],
+        environment: ArchiveSecurity.environment,
         extraSections: [ArchiveSecurity.unarchiveSection])
 
     @Argument(help: ArgumentHelp("The archive to extract, - for standard input.", valueName: "archive")) var archive: String
@@ -43,7 +44,7 @@ struct UnarchiveCommand: ParsableCommand {
         let source = spooled?.url ?? URL(fileURLWithPath: archive)
         let deck: URL
         do {
-            deck = try DeckDocument.unarchive(source, into: URL(fileURLWithPath: directory))
+            deck = try DeckDocument.unarchive(source, into: URL(fileURLWithPath: directory), limits: ArchiveSecurity.limits())
         } catch let error as DeckError where error.kind == .alreadyExists {
             let name = URL(fileURLWithPath: error.path).lastPathComponent
             throw CommandFailure(.cantCreate, path: (directory as NSString).appendingPathComponent(name), reason: "already exists")

@@ -20,7 +20,8 @@ enum ArchiveSecurity {
             device, fifo and socket entries; duplicate entries and entries inside a file; entries outside one \
             top-level <name>.sampledeck directory, or deeper than the package layout (files in it, and files \
             in its Media directory); more entries, larger sizes or more expansion than the limits. The limits \
-            are \(limitsText). Sizes are checked against what headers declare and again against the bytes \
+            are \(limitsText); \(maxEntriesVariable) and \(maxSizeVariable) lower them. The same checks apply when \
+            info, list, search, check or export read an archive, into a private temporary directory. Sizes are checked against what headers declare and again against the bytes \
             actually written, since headers can lie (zip bombs). Extraction uses libarchive's secure flags \
             (no .., no symlinks followed, no absolute paths, no overwriting) as well as these checks; files get \
             mode 0644 and directories 0755, owners and times are not restored. The deck is extracted into a \
@@ -36,5 +37,32 @@ enum ArchiveSecurity {
             files, no owners (uid and gid 0) and a fixed time. What deck unarchive refuses and its limits \
             (\(limitsText)) are described in deck-unarchive(1).
             """)
+    }
+}
+
+extension ArchiveSecurity {
+    static let maxEntriesVariable = "DECK_ARCHIVE_MAX_ENTRIES"
+    static let maxSizeVariable = "DECK_ARCHIVE_MAX_SIZE"
+
+    /// The limits archives are read with: ``ArchiveLimits/default``, lowered (never raised)
+    /// by `DECK_ARCHIVE_MAX_ENTRIES` and `DECK_ARCHIVE_MAX_SIZE` (bytes) when set.
+    static func limits(environment: [String: String] = Terminal.current.environment) -> ArchiveLimits {
+        var limits = ArchiveLimits.default
+        if let text = environment[maxEntriesVariable], let value = Int(text), value > 0 {
+            limits.maxEntries = min(limits.maxEntries, value)
+        }
+        if let text = environment[maxSizeVariable], let value = Int64(text), value > 0 {
+            limits.maxTotalSize = min(limits.maxTotalSize, value)
+            limits.maxEntrySize = min(limits.maxEntrySize, value)
+        }
+        return limits
+    }
+
+    /// The ENVIRONMENT entries of commands that read archives.
+    static var environment: [CommandConfiguration.EnvironmentVariable] {
+        DeckTool.configuration.environment + [
+            .init(maxEntriesVariable, "Lowers the most entries an archive may hold (default \(ArchiveLimits.default.maxEntries.formatted(.number.grouping(.never))))."),
+            .init(maxSizeVariable, "Lowers the most bytes an archive may expand to, in all and per entry (default \(ArchiveLimits.default.maxTotalSize >> 30) GiB)."),
+        ]
     }
 }

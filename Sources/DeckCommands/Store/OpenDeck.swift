@@ -39,7 +39,7 @@ final class OpenDeck {
             let url = URL(fileURLWithPath: path)
             var isDirectory: ObjCBool = false
             if readOnly, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                return OpenDeck(path: path, document: try DeckDocument.open(archive: url))
+                return OpenDeck(path: path, document: try DeckDocument.open(archive: url, limits: ArchiveSecurity.limits()))
             }
             return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite))
         }
