@@ -53,3 +53,15 @@ lint-man:
 
 clean:
 	rm -rf .build $(DEMO_DIR)
+
+# MARK: Reliability (docs/RELIABILITY.md): crash injection, concurrency, malformed input,
+# resource faults, fuzzing and sanitizers. `make test` runs the short forms.
+KILLS        ?= 200
+FUZZ_SECONDS ?= 60
+
+.PHONY: reliability fuzz asan tsan
+
+# The full reliability suite: RELIABILITY_KILLS SIGKILLs of writing `deck` processes, and the rest.
+reliability: deps
+	$(SWIFT) build --build-tests
+	RELIABILITY_KILLS=$(KILLS) RELIABILITY_FULL=1 $(SWIFT) test --skip-build --filter ReliabilityTests

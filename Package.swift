@@ -72,6 +72,8 @@ let package = Package(
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument"]),
+        // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
+        .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

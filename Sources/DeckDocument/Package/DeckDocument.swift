@@ -131,6 +131,7 @@ public final class DeckDocument {
         let storeURL = try validateStoreName(manifest.store, in: url)
         try verifyStore(at: storeURL, package: url)
         let lock = mode == .readWrite ? try DeckLock(package: url) : nil
+        if lock != nil { removeStaleTemporaries(in: url) }
         do {
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [
                 ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite),
@@ -180,17 +181,48 @@ public final class DeckDocument {
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             throw DeckError(path: package.path, reason: "not a complete .sampledeck package: the store \(storeURL.lastPathComponent) is missing", kind: .notADeck)
         }
-        do {
+        func inspect() throws {
             let db = try Database(path: storeURL.path, mode: .readOnly)
             defer { db.close() }
             for table in ["Card", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
                 throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
+            }
+        }
+        do {
+            do {
+                try inspect()
+            } catch let error as DatabaseError where error.code == DatabaseError.readOnly {
+                // A writer killed mid-transaction leaves a hot journal (or a WAL needing
+                // recovery) that a read-only connection may not roll back: recover, then retry.
+                guard recoverInterruptedWrite(of: storeURL) else {
+                    throw DeckError(path: storeURL.path, reason: "the store needs recovery after an interrupted write, "
+                                    + "and it can't be written here (\(error.message))", kind: .readOnly)
+                }
+                try inspect()
             }
         } catch let error as DeckError {
             throw error
         } catch let error as DatabaseError {
             throw DeckError(path: storeURL.path, reason: "store can't be read: \(error.message)", kind: .corrupt)
         }
+    }
+
+    /// Deletes manifest temporaries a killed writer left behind (`.manifest.json.tmp-…`);
+    /// called with the write lock held, so no live writer owns them.
+    static func removeStaleTemporaries(in url: URL) {
+        let prefix = ".\(manifestName).tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: url.appendingPathComponent(name))
+        }
+    }
+
+    /// Lets SQLite roll back a hot journal or recover a WAL left by a killed writer, by
+    /// opening the store for writing once. Returns false when that is not possible.
+    static func recoverInterruptedWrite(of storeURL: URL) -> Bool {
+        let leftovers = ["-journal", "-wal"].contains { FileManager.default.fileExists(atPath: storeURL.path + $0) }
+        guard leftovers, let db = try? Database(path: storeURL.path, mode: .readWrite) else { return false }
+        db.close()
+        return true
     }
 
     // MARK: Saving and closing
