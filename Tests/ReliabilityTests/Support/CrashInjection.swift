@@ -9,8 +9,8 @@ import Glibc
 /// no partial output sits at a destination.
 ///
 /// The operations are add, edit, rm, import (50 rows), archive (to a zip) and migrate
-/// (of a copy of the version 0 fixture). Kill delays are drawn uniformly over 0–110 % of
-/// each operation's measured duration, so kills land everywhere from process start-up to
+/// (of a copy of the version 0 fixture). Kill delays are drawn uniformly over
+/// each operation's measured duration (22–110 %), so kills land everywhere from opening the deck to
 /// the final rename.
 struct CrashInjection {
     enum Operation: String, CaseIterable {
@@ -107,7 +107,7 @@ struct CrashInjection {
         let running = try DeckBinary.start(arguments, in: directory)
         if kill {
             let limit = max(0.002, (durations[operation] ?? 0.05) * 1.1)
-            let delay = Double.random(in: 0...limit, using: &rng)
+            let delay = Double.random(in: (limit * 0.2)...limit, using: &rng)
             usleep(UInt32(delay * 1_000_000))
             running.kill()
         }
