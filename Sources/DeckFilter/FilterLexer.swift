@@ -107,6 +107,9 @@ struct FilterLexer {
             let character = characters[index]
             if character == "\"" {
                 advance()
+                if value.utf8.count > FilterParser.maximumStringLength {
+                    throw error("string longer than \(FilterParser.maximumStringLength) bytes", line: startLine, column: startColumn)
+                }
                 return FilterToken(kind: .string(value), line: startLine, column: startColumn, endColumn: column,
                                    text: String(characters[startIndex..<index]))
             }

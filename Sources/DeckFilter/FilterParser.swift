@@ -26,6 +26,9 @@ public struct FilterParser {
     public static let maximumNesting = 100
     /// The most comparisons one filter may hold.
     public static let maximumConditions = 1_000
+    /// The longest string literal accepted, in UTF-8 bytes (SQLite refuses LIKE patterns
+    /// past 50,000 bytes, and no card field worth matching is longer).
+    public static let maximumStringLength = 10_000
 
     /// Parses filter text into an expression.
     ///

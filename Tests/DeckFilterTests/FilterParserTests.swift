@@ -226,6 +226,15 @@ import Testing
         #expect(throws: Never.self) { try parse(enough) }
     }
 
+    @Test func stringLengthIsBounded() throws {
+        let long = "front contains \"" + String(repeating: "x", count: FilterParser.maximumStringLength + 1) + "\""
+        let error = try #require(throws: FilterSyntaxError.self) { try parse(long) }
+        #expect(error.message.contains("string longer than"))
+        #expect(error.column == 16)
+        let longest = "front contains \"" + String(repeating: "é", count: FilterParser.maximumStringLength / 2) + "\""
+        #expect(throws: Never.self) { try parse(longest) }
+    }
+
     @Test func fieldReferencesCarryTheirColumns() throws {
         let references = try FilterParser.fieldReferences(in: "front = x and\n  (tag in (a) or frnt contains y)")
         #expect(references == [

@@ -2,6 +2,7 @@ import Archive
 import DeckDocument
 import DeckFilter
 import Foundation
+import Persistence
 import SQLite
 
 /// A deck package opened for one command: the seam between the commands and the
@@ -161,6 +162,16 @@ final class OpenDeck {
             throw DeckFailure(kind, path: path, reason: (error.entry.map { "\($0): " } ?? "") + error.reason)
         } catch let error as DatabaseError {
             throw DeckFailure(error.code == 11 || error.code == 26 ? .corrupt : .io, path: path, reason: error.description)
+        } catch let error as PersistenceError {
+            // A store whose rows don't fit the deck's models (edited or damaged outside SampleDeck) is bad data.
+            switch error {
+            case .invalidStoredValue, .incompatibleStore, .unknownEntity, .relationshipCount:
+                throw DeckFailure(.corrupt, path: path, reason: "the store holds data that is not a valid deck: \(error)")
+            case .database(let database):
+                throw DeckFailure(database.code == 11 || database.code == 26 ? .corrupt : .io, path: path, reason: database.description)
+            default:
+                throw error
+            }
         }
     }
 }

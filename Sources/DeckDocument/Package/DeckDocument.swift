@@ -159,12 +159,15 @@ public final class DeckDocument {
             throw DeckError(path: url.path, reason: "not a .sampledeck package (a package is a directory)", kind: .notADeck)
         }
         let manifestURL = url.appendingPathComponent(manifestName)
-        guard FileManager.default.fileExists(atPath: manifestURL.path) else {
+        guard FileManager.default.fileExists(atPath: manifestURL.path, isDirectory: &isDirectory) else {
             throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is missing", kind: .notADeck)
+        }
+        guard !isDirectory.boolValue else {
+            throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is a directory, not a file", kind: .notADeck)
         }
         let data: Data
         do { data = try Data(contentsOf: manifestURL) }
-        catch { throw DeckError(path: manifestURL.path, reason: "can't read: \(error.localizedDescription)", kind: .io) }
+        catch { throw DeckError(path: manifestURL.path, reason: "can't read \(manifestName): \(error.localizedDescription)", kind: .io) }
         return try DeckManifest.decode(data, path: manifestURL.path)
     }
 

@@ -41,10 +41,14 @@ enum DeckBinary {
     }()
 
     /// Starts `deck arguments…` in `directory` without waiting for it.
+    /// `shellPrefix` runs first in `/bin/sh` (limits, traps); `launcher` is a command that runs deck (setpriv).
     static func start(_ arguments: [String], in directory: URL, stdin: Data? = nil,
-                      shellPrefix: String? = nil) throws -> RunningDeck {
+                      shellPrefix: String? = nil, launcher: [String] = []) throws -> RunningDeck {
         let process = Process()
-        if let shellPrefix {
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments
+        } else if let shellPrefix {
             // `shellPrefix` sets limits (ulimit, trap) before exec'ing deck.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             let quoted = ([executable.path] + arguments).map(shellQuote).joined(separator: " ")
@@ -68,8 +72,9 @@ enum DeckBinary {
     }
 
     /// Runs `deck arguments…` in `directory` and waits for it.
-    static func run(_ arguments: [String], in directory: URL, stdin: Data? = nil, shellPrefix: String? = nil) throws -> DeckRun {
-        try start(arguments, in: directory, stdin: stdin, shellPrefix: shellPrefix).wait()
+    static func run(_ arguments: [String], in directory: URL, stdin: Data? = nil, shellPrefix: String? = nil,
+                    launcher: [String] = []) throws -> DeckRun {
+        try start(arguments, in: directory, stdin: stdin, shellPrefix: shellPrefix, launcher: launcher).wait()
     }
 
     /// `PRAGMA integrity_check` through the `sqlite3` command-line shell (a peer, not our code).

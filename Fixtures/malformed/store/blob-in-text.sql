@@ -1,0 +1,1 @@
+UPDATE Card SET back = x'00ff00ff' WHERE pk = 1;

@@ -1,0 +1,1 @@
+UPDATE Card SET front = 42.5 WHERE pk = 1;

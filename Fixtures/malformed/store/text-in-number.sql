@@ -1,0 +1,1 @@
+UPDATE Card SET created = 'yesterday', interval = 'long' WHERE pk = 1;
