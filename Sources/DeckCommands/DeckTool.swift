@@ -20,7 +20,7 @@ public struct DeckTool: ParsableCommand {
         version: version,
         subcommands: [
             CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
-            EditCommand.self, RmCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ArchiveCommand.self,
+            EditCommand.self, RmCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
             UnarchiveCommand.self,
         ],
         examples: [

@@ -1,74 +1,198 @@
 import ArgumentParsing
+import DeckDocument
 import Foundation
 import Interchange
 
-/// `deck import <deck> <file>... [--format csv|tsv] [--create]`
+/// `deck import <deck> <file>... [--format csv|tsv|json|apkg|colpkg] [--create]`
 struct ImportCommand: ParsableCommand {
     enum Format: String, CaseIterable, ExpressibleByArgument {
-        case csv, tsv
+        case csv, tsv, json, apkg, colpkg
+
+        var interchangeFormat: InterchangeFormat {
+            switch self {
+            case .csv: .csv
+            case .tsv: .tsv
+            case .json: .json
+            case .apkg: .apkg
+            case .colpkg: .colpkg
+            }
+        }
     }
 
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add the cards of CSV or TSV files to a deck.",
+        abstract: "Add the cards of CSV, TSV, JSON or Anki files to a deck.",
         discussion: """
-            A header row such as front,back,tags names the columns; Anki's text headers (#separator:, #columns:, …) \
-            are understood. Tags are separated by spaces. '-' reads standard input. All files are imported in one \
-            transaction: on an error nothing is added.
+            The format is taken from --format, else from the file's extension (.csv, .tsv or .txt, .json, .apkg, \
+            .colpkg), else CSV/TSV with the separator guessed. '-' reads standard input.
+
+            CSV and TSV: a header row such as front,back,tags names the columns; Anki's text headers (#separator:, \
+            #columns:, #notetype:, #deck:, #guid column:, …) are understood. Tags are separated by spaces. All CSV and \
+            TSV files of one command are added in one transaction: on an error nothing is added.
+
+            JSON: a file written by 'deck export --format json' (see Schemas/sampledeck.schema.json); media come from \
+            the file itself or from a Media folder beside it. With --create the new deck takes the file's title.
+
+            Anki packages (.apkg, .colpkg; Anki 2.0 to current): each note becomes one card, with its tags, its deck \
+            as the card's deck path (Parent::Child), its media (stored by content hash), the scheduling of its first \
+            card and the review history of all its cards. Note types map to card kinds by their structure (fields \
+            and templates), not their names:
+
+              Anki note type               card kind   front     back
+              Basic (2 fields, 1 card)     basic       field 1   field 2
+              Basic (and reversed card)    reversible  field 1   field 2
+              Cloze (any cloze type)       cloze       field 1   the other fields
+              any other note type          basic       field 1   the other fields,
+                                                                 each "Name: value"
+
+            The command reports how many notes were mapped the last way. Notes whose GUID is already in the deck are \
+            skipped, so importing the same package twice adds nothing. Each JSON file and Anki package is imported in \
+            a transaction of its own.
             """,
-        examples: [.init("Import a CSV file into a new deck.", command: "deck import French.sampledeck verbs.csv --create")])
+        examples: [
+            .init("Import a CSV file into a new deck.", command: "deck import French.sampledeck verbs.csv --create"),
+            .init("Import an Anki package.", command: "deck import French.sampledeck 'French Vocabulary.apkg'"),
+            .init("Import JSON from standard input.", command: "deck export Old.sampledeck -o - --format json | deck import New.sampledeck - --format json --create"),
+        ])
 
     @Argument(help: ArgumentHelp("The deck to import into.", valueName: "deck")) var deck: String
     @Argument(help: ArgumentHelp("The files to import ('-' for standard input).", valueName: "file")) var files: [String]
-    @Option(help: "The format of the files (default: from the file name, else guessed).") var format: Format?
+    @Option(help: "The format of the files (default: from the file name, else CSV/TSV guessed).") var format: Format?
     @Flag(help: "Create the deck when it does not exist.") var create = false
     @OptionGroup var output: OutputOptions
 
     init() {}
 
+    func validate() throws {
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+    }
+
+    /// The format of one file, or nil for CSV/TSV with the separator guessed.
+    func format(of file: String) -> InterchangeFormat? {
+        if let format { return format.interchangeFormat }
+        guard file != "-", let inferred = InterchangeFormat(inferringFrom: file), inferred.isImportable else { return nil }
+        return inferred
+    }
+
     mutating func run() async throws {
-        var rows: [(kind: String, front: String, back: String, tags: [String])] = []
-        let sizes = files.map { file in
-            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
-        }
-        let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Reading",
-                                   isEnabled: !output.noProgress && !output.quiet)
-        var bytesBefore = 0
-        for (index, file) in files.enumerated() {
-            var settings = TextImportSettings()
-            let format = self.format ?? (file.lowercased().hasSuffix(".tsv") ? .tsv : file.lowercased().hasSuffix(".csv") ? .csv : nil)
-            switch format {
-            case .csv: settings.separator = .comma
-            case .tsv: settings.separator = .tab
-            case nil: break
-            }
-            if file != "-", !FileManager.default.fileExists(atPath: file) {
+        for file in files where file != "-" {
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) {
                 throw CommandFailure(.noInput, path: file, reason: "no such file")
             }
-            try ErrorMapping.run(path: file) {
-                var reader = file == "-"
-                    ? TextImportReader.standardInput(settings: settings)
-                    : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
-                while let row = try reader.next() {
-                    if rows.count % 1024 == 0 { progress.update(completed: bytesBefore + reader.bytesConsumed) }
-                    if row.front.isEmpty { continue }
-                    rows.append((kind: "basic", front: row.front, back: row.back, tags: row.tags))
+            if isDirectory.boolValue { throw CommandFailure(.dataError, path: file, reason: "is a directory, not a file to import") }
+        }
+        let created = create && !FileManager.default.fileExists(atPath: deck)
+        let store: OpenDeck = created
+            ? try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
+            : try OpenDeck.open(at: deck, readOnly: false)
+        do {
+            let summary = try importAll(into: store.document, adoptsTitle: created)
+            report(summary, cards: try store.cardCount())
+        } catch {
+            store.document.mainContext.rollback()
+            if created {
+                try? store.document.close()
+                try? FileManager.default.removeItem(atPath: deck)
+            }
+            throw error
+        }
+    }
+
+    private func importAll(into document: DeckDocument, adoptsTitle: Bool) throws -> ImportSummary {
+        var total = ImportSummary()
+        let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber)?.intValue ?? 0 }
+        let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Importing",
+                                   isEnabled: !output.noProgress && !output.quiet)
+        defer { progress.finish() }
+        var bytesBefore = 0
+        var textReport = DeckTextImporter.Report()
+        var textFiles = 0
+        for (index, file) in files.enumerated() {
+            let format = format(of: file)
+            switch format {
+            case nil, .csv?, .tsv?:
+                var settings = TextImportSettings()
+                if format == .csv { settings.separator = .comma }
+                if format == .tsv { settings.separator = .tab }
+                let offset = bytesBefore
+                let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
+                try ErrorMapping.run(path: file) {
+                    var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
+                                             : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
+                    try importer.add(from: &reader, into: document, report: &textReport)
                 }
+                textFiles += 1
+            case let format?:
+                let summary = try ErrorMapping.run(path: file) {
+                    try withFile(file, format: format) { url in
+                        try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle)
+                    }
+                }
+                total.cardsAdded += summary.cardsAdded
+                total.duplicatesSkipped += summary.duplicatesSkipped
+                total.mappedAsOther += summary.mappedAsOther
+                total.otherNoteTypes = Array(Set(total.otherNoteTypes + summary.otherNoteTypes)).sorted()
+                total.mediaFiles += summary.mediaFiles
+                total.missingMedia += summary.missingMedia
+                total.reviews += summary.reviews
             }
             bytesBefore += sizes[index]
+            progress.update(completed: bytesBefore)
         }
-        progress.finish()
-        let store: OpenDeck
-        if create, !FileManager.default.fileExists(atPath: deck) {
-            store = try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
-        } else {
-            store = try OpenDeck.open(at: deck, readOnly: false)
+        if textFiles > 0 {
+            try ErrorMapping.run(path: deck) {
+                do { try document.saveRebuildingSearchIndex() } catch {
+                    document.mainContext.rollback()
+                    throw error
+                }
+            }
+            total.cardsAdded += textReport.cardsAdded
+            total.duplicatesSkipped += textReport.duplicatesSkipped
         }
-        try store.add(rows)
+        return total
+    }
+
+    /// Runs `body` with the file's URL; standard input is first copied to a temporary file.
+    private func withFile<T>(_ file: String, format: InterchangeFormat, _ body: (URL) throws -> T) throws -> T {
+        guard file == "-" else { return try body(URL(fileURLWithPath: file)) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deck-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("stdin.\(format.rawValue)")
+        FileManager.default.createFile(atPath: copy.path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: copy.path) else {
+            throw CommandFailure(.ioError, path: copy.path, reason: "cannot create a temporary file")
+        }
+        do {
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { try handle.write(contentsOf: chunk) }
+            try handle.close()
+        } catch {
+            throw CommandFailure(.ioError, path: "-", reason: "cannot read standard input (\(error.localizedDescription))")
+        }
+        return try body(copy)
+    }
+
+    private func report(_ summary: ImportSummary, cards: Int) {
+        let stderr = Terminal.current.stderr
+        if summary.missingMedia > 0 {
+            stderr.write("deck: warning: \(summary.missingMedia) media file\(summary.missingMedia == 1 ? " was" : "s were") listed but missing\n")
+        }
         if output.json {
-            Terminal.current.stdout.write("{\"imported\": \(rows.count), \"cards\": \(try store.cardCount())}\n")
-        } else {
-            output.say("imported \(rows.count) card\(rows.count == 1 ? "" : "s") into \(deck)")
+            Terminal.current.stdout.write("""
+                {"imported": \(summary.cardsAdded), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
+                "mappedAsOther": \(summary.mappedAsOther), "otherNoteTypes": [\(summary.otherNoteTypes.map(JSONText.quoted).joined(separator: ", "))], \
+                "media": \(summary.mediaFiles), "missingMedia": \(summary.missingMedia), "reviews": \(summary.reviews)}
+
+                """)
+            return
+        }
+        var line = "imported \(summary.cardsAdded) card\(summary.cardsAdded == 1 ? "" : "s") into \(deck)"
+        if summary.duplicatesSkipped > 0 { line += " (\(summary.duplicatesSkipped) already there, skipped)" }
+        output.say(line)
+        if summary.mappedAsOther > 0 {
+            output.say("\(summary.mappedAsOther) note\(summary.mappedAsOther == 1 ? "" : "s") of other note types "
+                       + "(\(summary.otherNoteTypes.joined(separator: ", "))) mapped as front + labelled back")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Archive
+import DeckDocument
 import DeckFilter
 import Interchange
 
@@ -25,6 +26,23 @@ enum ErrorMapping {
             }
             let entry = error.entry.map { "\($0): " } ?? ""
             return CommandFailure(code, path: path ?? error.path, reason: entry + error.reason)
+        case let error as InterchangeError:
+            let code: ExitCode = switch error.kind {
+            case .malformed: .dataError
+            case .missing: .noInput
+            case .cannotCreate: .cantCreate
+            case .io: .ioError
+            case .unsupported: .usage
+            }
+            return CommandFailure(code, path: path ?? error.path, reason: error.reason)
+        case let error as DeckError:
+            let code: ExitCode = switch error.kind {
+            case .notADeck, .newerVersion, .corrupt: .dataError
+            case .missing: .noInput
+            case .alreadyExists, .readOnly: .cantCreate
+            case .inUse, .io: .ioError
+            }
+            return CommandFailure(code, path: path ?? error.path, reason: error.reason)
         default:
             return CommandFailure(.failure, path: path, reason: String(describing: error))
         }

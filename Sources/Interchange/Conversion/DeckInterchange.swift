@@ -53,7 +53,12 @@ public enum DeckInterchange {
             summary.missingMedia = report.missingMedia
             summary.reviews = report.reviews
         case .apkg, .colpkg:
-            let report = try AnkiImporter().importPackage(at: url, into: document)
+            let report: AnkiImportReport
+            do {
+                report = try AnkiImporter().importPackage(at: url, into: document)
+            } catch let error as AnkiError {
+                throw InterchangeError(anki: error)
+            }
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
             summary.mappedAsOther = report.mappedAsOther
@@ -77,10 +82,24 @@ public enum DeckInterchange {
         case .csv: try DeckTextExporter(separator: .comma).export(document, to: url)
         case .tsv: try DeckTextExporter(separator: .tab).export(document, to: url)
         case .json: try DeckJSONExporter(embedsMedia: embedsMedia).export(document, to: url)
-        case .apkg: try AnkiExporter().export(document, to: url)
+        case .apkg:
+            do { try AnkiExporter().export(document, to: url) } catch let error as AnkiError { throw InterchangeError(anki: error) }
         case .html: try DeckHTMLExporter().export(document, to: url)
         case .sampledeck, .zip, .colpkg:
             throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg or html)")
         }
+    }
+}
+
+extension InterchangeError {
+    /// An Anki package error as an interchange error: a damaged or unreadable package is
+    /// `malformed`, a failed read or write `io`.
+    public init(anki error: AnkiError) {
+        let kind: Kind = switch error.kind {
+        case .io: .io
+        case .closed, .invalidInput: .io
+        default: .malformed
+        }
+        self.init(kind, path: error.path, reason: error.reason)
     }
 }

@@ -1,0 +1,117 @@
+import ArgumentParsing
+import DeckDocument
+import Foundation
+import Interchange
+
+/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|html] [--embed-media]`
+struct ExportCommand: ParsableCommand {
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case csv, tsv, json, apkg, html
+
+        var interchangeFormat: InterchangeFormat {
+            switch self {
+            case .csv: .csv
+            case .tsv: .tsv
+            case .json: .json
+            case .apkg: .apkg
+            case .html: .html
+            }
+        }
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a deck's cards as CSV, TSV, JSON, an Anki package or an HTML page.",
+        discussion: """
+            The format is taken from --format, else from the output's extension. The file is written under a \
+            temporary name and renamed when complete; an existing file is never overwritten. '-o -' writes to \
+            standard output (--format is then required).
+
+            csv, tsv: Anki's text format with header lines (#separator:, #html:true, #columns:), one row per card: \
+            GUID, note type, deck, front, back, tags. Anki and 'deck import' read it back.
+
+            json: everything in the deck, losslessly (dates to the millisecond): title, tags, media (name, SHA-256, \
+            size; the bytes too with --embed-media), cards with their scheduling and review history. Described by \
+            Schemas/sampledeck.schema.json. Exporting, importing into a new deck and exporting again gives the same bytes.
+
+            apkg: a legacy Anki package that current Anki imports. Card kinds map to Anki's stock note types:
+
+              card kind   Anki note type              Anki fields
+              basic       Basic                       Front = front, Back = back
+              reversible  Basic (and reversed card)   Front = front, Back = back
+              cloze       Cloze                       Text = text, Back Extra = back
+
+            A reversible card becomes two Anki cards, a cloze card one per cloze number.
+
+            Tags go as Anki tags (spaces become _), a card's deck path as its Anki deck (the deck's title when it has \
+            none), media under their original names, a scheduled card as a review card with its history, and a card \
+            that came from Anki keeps its note GUID.
+
+            html: one self-contained page to read or print: all card text escaped, media inlined as data: URLs.
+            """,
+        examples: [
+            .init("Export a deck for Anki.", command: "deck export French.sampledeck -o French.apkg"),
+            .init("Print a deck as JSON.", command: "deck export French.sampledeck -o - --format json"),
+        ])
+
+    @Argument(help: ArgumentHelp("The deck to export.", valueName: "deck")) var deck: String
+    @Option(name: .customShort("o"), help: ArgumentHelp("The file to write ('-' for standard output).", valueName: "file"))
+    var outputFile: String
+    @Option(help: "The output format (default: from the output's extension).") var format: Format?
+    @Flag(name: .customLong("embed-media"), help: "JSON: include the media files' bytes (base64).") var embedMedia = false
+    @OptionGroup var output: OutputOptions
+
+    init() {}
+
+    func validate() throws {
+        _ = try resolvedFormat()
+    }
+
+    func resolvedFormat() throws -> InterchangeFormat {
+        if let format { return format.interchangeFormat }
+        if outputFile == "-" { throw ValidationError("--format is required when writing to standard output") }
+        guard let inferred = InterchangeFormat(inferringFrom: outputFile), inferred.isExportable else {
+            throw ValidationError("cannot tell the format of '\(outputFile)': use --format csv|tsv|json|apkg|html")
+        }
+        return inferred
+    }
+
+    mutating func run() async throws {
+        let format = try resolvedFormat()
+        if outputFile != "-", FileManager.default.fileExists(atPath: outputFile) {
+            throw CommandFailure(.cantCreate, path: outputFile, reason: "already exists")
+        }
+        let store = try OpenDeck.open(at: deck, readOnly: true)
+        let cards = try store.cardCount()
+        if outputFile == "-" {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deck-export-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("deck.\(format.rawValue)")
+            try ErrorMapping.run(path: deck) {
+                try DeckInterchange.export(store.document, format: format, to: file, embedsMedia: embedMedia)
+            }
+            guard let handle = FileHandle(forReadingAtPath: file.path) else {
+                throw CommandFailure(.ioError, path: file.path, reason: "cannot read back the export")
+            }
+            defer { try? handle.close() }
+            do {
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    try Terminal.current.stdout.write(contentsOf: chunk)
+                }
+                try Terminal.current.stdout.flush()
+            } catch {
+                throw CommandFailure(.ioError, path: "-", reason: "cannot write to standard output")
+            }
+            return
+        }
+        try ErrorMapping.run(path: outputFile) {
+            try DeckInterchange.export(store.document, format: format, to: URL(fileURLWithPath: outputFile), embedsMedia: embedMedia)
+        }
+        if output.json {
+            Terminal.current.stdout.write("{\"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"cards\": \(cards)}\n")
+        } else {
+            output.say("exported \(cards) card\(cards == 1 ? "" : "s") from \(deck) to \(outputFile)")
+        }
+    }
+}
