@@ -198,18 +198,18 @@ extension ModelContext {
         }
         let model = concrete.make()
         let positions = concrete.selectPositions
-        let attributes = concrete.attributes
+        let writers = concrete.writers
         var failed: Int?
         let snapshot = [SQLValue](unsafeUninitializedCapacity: positions.count) { buffer, count in
             for (index, position) in positions.enumerated() {
                 let value = statement.value(at: position)
-                if index < attributes.count, !attributes[index].write(model, value), failed == nil { failed = index }
+                if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
                 (buffer.baseAddress! + index).initialize(to: value)
             }
             count = positions.count
         }
         if let failed {
-            throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: attributes[failed].name, value: snapshot[failed].description)
+            throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: concrete.attributes[failed].name, value: snapshot[failed].description)
         }
         let backing = model.persistentBackingData
         backing.snapshot = snapshot

@@ -53,7 +53,9 @@ extension ModelContext {
         }
         try checkRelationshipCounts(insertEntities + updates)
 
-        var written: [ObjectIdentifier: [SQLValue]] = [:]
+        // Stored values as written, by position in insertEntities and updates.
+        var insertedValues: [[SQLValue]] = Array(repeating: [], count: insertEntities.count)
+        var updatedValues: [[SQLValue]] = Array(repeating: [], count: updates.count)
         var assigned: [(any PersistentModel, Int64)] = []
         do {
             for index in storesTouched.sorted() {
@@ -62,11 +64,11 @@ extension ModelContext {
                     try db.transaction(.immediate) {
                         try writeDeny(deleteEntities.filter { $0.1.storeIndex == index }, db: db)
                         try assignKeys(insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
-                        for (model, entity) in insertEntities where entity.storeIndex == index {
-                            written[ObjectIdentifier(model)] = try writeInsert(model, entity: entity, db: db)
+                        for (position, (model, entity)) in insertEntities.enumerated() where entity.storeIndex == index {
+                            insertedValues[position] = try writeInsert(model, entity: entity, db: db)
                         }
-                        for (model, entity) in updates where entity.storeIndex == index {
-                            written[ObjectIdentifier(model)] = try writeUpdate(model, entity: entity, db: db)
+                        for (position, (model, entity)) in updates.enumerated() where entity.storeIndex == index {
+                            updatedValues[position] = try writeUpdate(model, entity: entity, db: db)
                         }
                         for (model, entity) in insertEntities + linkOwners where entity.storeIndex == index {
                             try writeLinks(model, entity: entity, db: db)
@@ -89,15 +91,15 @@ extension ModelContext {
 
         // Committed: the context's view becomes the stored state.
         var insertedIDs: [PersistentIdentifier] = [], updatedIDs: [PersistentIdentifier] = [], deletedIDs: [PersistentIdentifier] = []
-        for (model, entity) in insertEntities {
+        for (position, (model, entity)) in insertEntities.enumerated() {
             model.persistentBackingData.state = .registered
-            model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
+            model.persistentBackingData.snapshot = insertedValues[position]
             identityTable(entity)[model.persistentBackingData.primaryKey] = model
             markLinksSaved(model)
             insertedIDs.append(identifier(of: model, entity: entity))
         }
-        for (model, entity) in updates {
-            model.persistentBackingData.snapshot = written[ObjectIdentifier(model)]
+        for (position, (model, entity)) in updates.enumerated() {
+            model.persistentBackingData.snapshot = updatedValues[position]
             updatedIDs.append(identifier(of: model, entity: entity))
         }
         for (model, _) in linkOwners { markLinksSaved(model) }
@@ -129,16 +131,24 @@ extension ModelContext {
 
     /// Gives inserted models their primary keys: one past the table's largest, counted up.
     private func assignKeys(_ models: [(any PersistentModel, Schema.Entity)], db: Database, assigned: inout [(any PersistentModel, Int64)]) throws {
-        var next: [String: Int64] = [:]
+        var next: [ObjectIdentifier: Int64] = [:]
+        var currentTable: ObjectIdentifier?
+        var key: Int64 = 1
+        assigned.reserveCapacity(assigned.count + models.count)
         for (model, entity) in models {
-            let table = entity.tableName
-            if next[table] == nil {
-                next[table] = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(table))", as: Int64.self) ?? 0) + 1
+            let table = ObjectIdentifier(entity.rootEntity)
+            if table != currentTable {
+                if let currentTable { next[currentTable] = key }
+                if let known = next[table] {
+                    key = known
+                } else {
+                    key = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0) + 1
+                }
+                currentTable = table
             }
-            let key = next[table] ?? 1
-            next[table] = key + 1
             assigned.append((model, model.persistentBackingData.primaryKey))
             model.persistentBackingData.primaryKey = key
+            key += 1
         }
     }
 

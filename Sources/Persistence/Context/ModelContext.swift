@@ -20,12 +20,13 @@ public final class ModelContext {
     public var autosaveEnabled = false
 
     var schema: Schema { container.schema }
-    private(set) var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
     private(set) var insertionOrder: [any PersistentModel] = []
     private(set) var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
     /// Registered models by table (store index, table name) and primary key.
     var registry: [TableKey: IdentityTable] = [:]
     private var nextTemporaryKey: Int64 = 0
+    private var lastEntityType: ObjectIdentifier?
+    private var lastEntity: Schema.Entity?
 
     /// A table of the context's stores: its root entity (one table per root entity).
     typealias TableKey = ObjectIdentifier
@@ -36,7 +37,13 @@ public final class ModelContext {
     }
 
     func entity(of model: any PersistentModel) -> Schema.Entity? {
-        schema.entity(forType: type(of: model))
+        // Hot loops see one type again and again: a one-entry cache skips the hash lookup.
+        let type = ObjectIdentifier(Swift.type(of: model))
+        if type == lastEntityType, let lastEntity { return lastEntity }
+        let entity = schema.entity(forType: Swift.type(of: model))
+        lastEntityType = type
+        lastEntity = entity
+        return entity
     }
 
     func requireEntity(of model: any PersistentModel) throws -> Schema.Entity {
@@ -85,7 +92,6 @@ public final class ModelContext {
         model.persistentBackingData.context = self
         model.persistentBackingData.primaryKey = nextTemporaryKey
         model.persistentBackingData.storeIdentifier = container.store(for: entity).identifier
-        insertedModels[id] = model
         insertionOrder.append(model)
         // Insert related models that are not registered anywhere yet.
         for content in model.persistentBackingData.relationships.values {
@@ -110,7 +116,6 @@ public final class ModelContext {
         guard model.persistentBackingData.context === self else { return }
         switch model.persistentBackingData.state {
         case .inserted:
-            insertedModels[id] = nil
             insertionOrder.removeAll { $0 === model }
             model.persistentBackingData.state = .detached
             model.persistentBackingData.context = nil
@@ -207,7 +212,7 @@ public final class ModelContext {
 
     /// Whether there are unsaved inserts, deletes or changes.
     public var hasChanges: Bool {
-        if !insertedModels.isEmpty || !deletedModels.isEmpty { return true }
+        if !insertionOrder.isEmpty || !deletedModels.isEmpty { return true }
         return registry.values.contains { $0.models.contains { isChanged($0) } }
     }
 
@@ -244,7 +249,7 @@ public final class ModelContext {
     func storedValues(of model: any PersistentModel, entity: Schema.Entity) -> [SQLValue] {
         var values: [SQLValue] = []
         values.reserveCapacity(entity.columnNames.count)
-        for attribute in entity.attributes { values.append(attribute.read(model)) }
+        for read in entity.readers { values.append(read(model)) }
         for (index, relationship) in entity.toOneColumns.enumerated() {
             if case .toOne(let target)? = model.persistentBackingData.relationships[relationship.keyPath] {
                 values.append(keyValue(of: target))
@@ -274,7 +279,6 @@ public final class ModelContext {
             model.persistentBackingData.state = .detached
             model.persistentBackingData.context = nil
         }
-        insertedModels.removeAll()
         insertionOrder.removeAll()
         for model in deletedModels.values { model.persistentBackingData.state = .registered }
         deletedModels.removeAll()
@@ -330,13 +334,11 @@ public final class ModelContext {
             }
         }
         registry.removeAll()
-        insertedModels.removeAll()
         insertionOrder.removeAll()
         deletedModels.removeAll()
     }
 
     func clearPending() {
-        insertedModels.removeAll()
         insertionOrder.removeAll()
         deletedModels.removeAll()
     }

@@ -41,6 +41,9 @@ extension Schema {
         public private(set) var entityNamesIncludingSubentities: [String] = []
         /// The store this entity lives in (set by the container).
         var storeIndex = 0
+        /// The attributes' accessors, kept apart so hot loops don't copy `Attribute` values.
+        private(set) var readers: [(AnyObject) -> SQLValue] = []
+        private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
         /// Statements the context writes for this entity, built once.
         private(set) var insertStatementSQL = ""
         /// The columns selected for rows of this entity's table: `pk`, `entity` when the
@@ -128,6 +131,8 @@ extension Schema {
             selectColumns = columns
             selectPositions = columnNames.map { name in Int32(columns.firstIndex(of: name) ?? 0) }
             insertStatementSQL = makeInsertSQL()
+            readers = attributes.map(\.read)
+            writers = attributes.map(\.write)
         }
 
         private func makeInsertSQL() -> String {
