@@ -17,6 +17,7 @@ extension PersistentModel {
     /// Use it in the setter: `set { setValue(forKey: \.deck, to: newValue) }`.
     public func setValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, T?>, to newValue: T?) {
         let old = getValue(forKey: keyPath)
+        if let context = persistentBackingData.context, context.undoState.isEnabled, old !== newValue { context.recordUndo(.relationship(self, keyPath)) }
         persistentBackingData.relationships[keyPath] = .toOne(newValue)
         guard old !== newValue else { return }
         // A model related to a registered one joins its context, as in SwiftData.
@@ -37,6 +38,7 @@ extension PersistentModel {
     /// Sets the members of a to-many relationship, keeping inverses in step.
     public func setValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]>, to newValue: [T]) {
         let old = getValue(forKey: keyPath)
+        if let context = persistentBackingData.context, context.undoState.isEnabled { context.recordUndo(.relationship(self, keyPath)) }
         var original: [AnyObject]? = nil
         if case .toMany(_, let stored)? = persistentBackingData.relationships[keyPath] { original = stored }
         persistentBackingData.relationships[keyPath] = .toMany(current: newValue, original: original)
@@ -122,7 +124,6 @@ extension ModelContext {
 
     /// Keeps the inverse side in step after `model`'s relationship changed.
     func relationshipDidChange(_ model: any PersistentModel, keyPath: AnyKeyPath, removed: [any PersistentModel], added: [any PersistentModel]) {
-        recordUndo(.relationship(model, keyPath))
         guard let entity = entity(of: model), let relationship = entity.relationship(for: keyPath),
               let inverse = schema.inverse(of: relationship, in: entity) else { return }
         for target in removed { removeInverse(model, from: target, inverse: inverse) }
@@ -130,6 +131,7 @@ extension ModelContext {
     }
 
     func removeInverse(_ model: any PersistentModel, from target: any PersistentModel, inverse: Schema.Relationship) {
+        if undoState.isEnabled { recordUndo(.relationship(target, inverse.keyPath)) }
         if inverse.isToMany {
             var members = currentMembers(of: target, inverse)
             members.removeAll { $0 === model }
@@ -142,6 +144,7 @@ extension ModelContext {
     }
 
     func addInverse(_ model: any PersistentModel, to target: any PersistentModel, inverse: Schema.Relationship) {
+        if undoState.isEnabled { recordUndo(.relationship(target, inverse.keyPath)) }
         if inverse.isToMany {
             var members = currentMembers(of: target, inverse)
             guard !members.contains(where: { $0 === model }) else { return }
@@ -152,6 +155,7 @@ extension ModelContext {
             if case .toOne(let previous as any PersistentModel)? = target.persistentBackingData.relationships[inverse.keyPath],
                previous !== model, let targetEntity = entity(of: target),
                let back = schema.inverse(of: inverse, in: targetEntity), back.isToMany {
+                if undoState.isEnabled { recordUndo(.relationship(previous, back.keyPath)) }
                 var members = currentMembers(of: previous, back)
                 members.removeAll { $0 === target }
                 setMembers(members, of: previous, back)

@@ -20,8 +20,8 @@ public final class ModelContext {
     public var autosaveEnabled = false
 
     var schema: Schema { container.schema }
-    private(set) var insertionOrder: [any PersistentModel] = []
-    private(set) var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    var insertionOrder: [any PersistentModel] = []
+    var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
     /// Registered models by table (store index, table name) and primary key.
     var registry: [TableKey: IdentityTable] = [:]
     private var nextTemporaryKey: Int64 = 0
@@ -75,6 +75,7 @@ public final class ModelContext {
     }
 
     func insertModel(_ model: any PersistentModel) {
+        if undoState.isEnabled { recordUndo(.membership(model)) }
         let id = ObjectIdentifier(model)
         switch model.persistentBackingData.state {
         case .registered where model.persistentBackingData.context === self: return
@@ -114,6 +115,7 @@ public final class ModelContext {
     func deleteModel(_ model: any PersistentModel) {
         let id = ObjectIdentifier(model)
         guard model.persistentBackingData.context === self else { return }
+        if undoState.isEnabled { recordUndo(.membership(model)) }
         switch model.persistentBackingData.state {
         case .inserted:
             insertionOrder.removeAll { $0 === model }
@@ -285,8 +287,7 @@ public final class ModelContext {
         for models in registry.values {
             for model in models.models { revert(model) }
         }
-        undoStack.removeAll()
-        redoStack.removeAll()
+        undoState.reset()
     }
 
     func revert(_ model: any PersistentModel) {
@@ -309,7 +310,10 @@ public final class ModelContext {
     }
 
     /// Inserts models that became reachable through relationships of registered models.
+    ///
+    /// With undo on, this also ends the current automatic undo group (see ``isUndoEnabled``).
     public func processPendingChanges() {
+        defer { if undoState.isEnabled { endAutomaticUndoGroup() } }
         for models in Array(registry.values) {
             for model in models.models {
                 for content in model.persistentBackingData.relationships.values {
@@ -336,6 +340,7 @@ public final class ModelContext {
         registry.removeAll()
         insertionOrder.removeAll()
         deletedModels.removeAll()
+        undoState.reset()
     }
 
     func clearPending() {
@@ -343,9 +348,8 @@ public final class ModelContext {
         deletedModels.removeAll()
     }
 
-    // MARK: Undo (the stack lives in ModelContext+Undo.swift)
-    var undoStack: [UndoGroup] = []
-    var redoStack: [UndoGroup] = []
+    // MARK: Undo and autosave state (see ModelContext+Undo.swift, ModelContext+Autosave.swift)
+    var undoState = UndoState()
 }
 
 /// Whether two model lists hold the same objects, ignoring order.
@@ -354,5 +358,3 @@ func sameMembers(_ a: [AnyObject], _ b: [AnyObject]) -> Bool {
     return Set(a.map(ObjectIdentifier.init)) == Set(b.map(ObjectIdentifier.init))
 }
 
-/// A group of changes that undo reverts together (filled in by the undo support).
-struct UndoGroup {}
