@@ -110,6 +110,13 @@ public final class ModelContainer: @unchecked Sendable {
         closeStores()
     }
 
+    /// Whether ``close()`` ran.
+    var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
     private func closeStores() {
         lock.lock()
         defer { lock.unlock() }

@@ -16,8 +16,11 @@ import SQLite
 public final class ModelContext {
     /// The container whose stores this context reads and writes.
     public let container: ModelContainer
-    /// Whether pending changes are saved automatically (on for the main context).
-    public var autosaveEnabled = false
+    /// Whether pending changes are saved automatically (on for the main context), shortly
+    /// after a burst of changes ends; see ModelContext+Autosave.swift.
+    public var autosaveEnabled = false {
+        didSet { if autosaveEnabled != oldValue { autosaveSettingChanged() } }
+    }
 
     var schema: Schema { container.schema }
     var insertionOrder: [any PersistentModel] = []
@@ -76,6 +79,7 @@ public final class ModelContext {
 
     func insertModel(_ model: any PersistentModel) {
         if undoState.isEnabled { recordUndo(.membership(model)) }
+        autosaveState.generation &+= 1
         let id = ObjectIdentifier(model)
         switch model.persistentBackingData.state {
         case .registered where model.persistentBackingData.context === self: return
@@ -116,6 +120,7 @@ public final class ModelContext {
         let id = ObjectIdentifier(model)
         guard model.persistentBackingData.context === self else { return }
         if undoState.isEnabled { recordUndo(.membership(model)) }
+        autosaveState.generation &+= 1
         switch model.persistentBackingData.state {
         case .inserted:
             insertionOrder.removeAll { $0 === model }
@@ -350,6 +355,7 @@ public final class ModelContext {
 
     // MARK: Undo and autosave state (see ModelContext+Undo.swift, ModelContext+Autosave.swift)
     var undoState = UndoState()
+    var autosaveState = AutosaveState()
 }
 
 /// Whether two model lists hold the same objects, ignoring order.
