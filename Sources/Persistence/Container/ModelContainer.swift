@@ -21,6 +21,8 @@ public final class ModelContainer: @unchecked Sendable {
     private let lock = NSLock()
     private var _mainContext: ModelContext?
     private var closed = false
+    /// Query observations, held weakly (see QueryObservation.swift).
+    private var observers: [WeakSaveObserver] = []
 
     /// Creates a container for model types (and the types their relationships reach).
     ///
@@ -110,6 +112,25 @@ public final class ModelContainer: @unchecked Sendable {
         closeStores()
     }
 
+    func addObserver(_ observer: any SaveObserving) {
+        lock.lock()
+        defer { lock.unlock() }
+        observers.removeAll { $0.observer == nil }
+        observers.append(WeakSaveObserver(observer: observer))
+    }
+
+    func removeObserver(_ observer: any SaveObserving) {
+        lock.lock()
+        defer { lock.unlock() }
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    private func liveObservers() -> [any SaveObserving] {
+        lock.lock()
+        defer { lock.unlock() }
+        return observers.compactMap(\.observer)
+    }
+
     /// Whether ``close()`` ran.
     var isClosed: Bool {
         lock.lock()
@@ -134,6 +155,12 @@ public final class ModelContainer: @unchecked Sendable {
 }
 
 extension ModelContainer {
-    /// Called after any context of this container saved changes to these entities.
-    func notifySaved(entities: Set<String>) {}
+    /// Called after any context of this container saved changes to these entities: tells
+    /// every live query observation that watches one of them.
+    func notifySaved(entities: Set<String>) {
+        guard !entities.isEmpty else { return }
+        for observer in liveObservers() where !observer.observedEntities.isDisjoint(with: entities) {
+            observer.containerDidSave(entities: entities)
+        }
+    }
 }

@@ -168,7 +168,7 @@ extension ModelContext {
         guard undoState.isEnabled, !undoState.isApplying else { return }
         // Attribute changes are not reported: compare with the baseline.
         var candidates: [any PersistentModel] = insertionOrder
-        for models in registry.values { candidates.append(contentsOf: models.values) }
+        for models in registry.values { candidates.append(contentsOf: models.models) }
         for model in candidates {
             let id = ObjectIdentifier(model)
             guard undoState.open.before[id] == nil, let entity = entity(of: model),
@@ -302,4 +302,9 @@ extension ModelContext {
             backing.context = nil
         }
     }
+}
+
+extension Dictionary where Key == Int64, Value == any PersistentModel {
+    /// The registered models of one table (the name the identity table uses too).
+    var models: [any PersistentModel] { Array(values) }
 }
