@@ -303,8 +303,3 @@ extension ModelContext {
         }
     }
 }
-
-extension Dictionary where Key == Int64, Value == any PersistentModel {
-    /// The registered models of one table (the name the identity table uses too).
-    var models: [any PersistentModel] { Array(values) }
-}
