@@ -21,6 +21,7 @@ public final class ModelContainer: @unchecked Sendable {
     private let lock = NSLock()
     private var _mainContext: ModelContext?
     private var closed = false
+    private var historyEnabled = false
     /// Query observations, held weakly (see QueryObservation.swift).
     private var observers: [WeakSaveObserver] = []
 
@@ -129,6 +130,15 @@ public final class ModelContainer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return observers.compactMap(\.observer)
+    }
+
+    /// Whether saves record a transaction in the change history (see ``fetchHistory(after:)``).
+    ///
+    /// Off by default: a save then costs one more row per store, with the identifiers of
+    /// every model it wrote. Turn it on before the saves that readers must see.
+    public var isHistoryEnabled: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return historyEnabled }
+        set { lock.lock(); historyEnabled = newValue; lock.unlock() }
     }
 
     /// Whether ``close()`` ran.

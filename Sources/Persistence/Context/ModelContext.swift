@@ -172,6 +172,7 @@ public final class ModelContext {
                     denied = try denyViolation(entity: entity, keys: keys, db: db)
                     if denied != nil { return [] }
                     try db.execute("DELETE FROM \(table) WHERE \"pk\" IN (SELECT t0.\"pk\" FROM \(table) t0\(whereClause))", translator.arguments)
+                    try recordHistory(db: db, inserted: [], updated: [], deleted: keys.map { (entity.name, $0) })
                     return keys
                 }
             } catch { throw PersistenceError.wrap(error) }
@@ -356,6 +357,8 @@ public final class ModelContext {
     // MARK: Undo and autosave state (see ModelContext+Undo.swift, ModelContext+Autosave.swift)
     var undoState = UndoState()
     var autosaveState = AutosaveState()
+    /// The author recorded with this context's saves in the change history.
+    public var author: String?
 }
 
 /// Whether two model lists hold the same objects, ignoring order.
