@@ -49,7 +49,7 @@ extension PersistentModel {
 
     /// The model's identity: temporary until the first save, permanent after.
     public var persistentModelID: PersistentIdentifier {
-        persistentBackingData.identifier(entityName: Self.entityName)
+        persistentBackingData.identifier(entityName: type(of: self).entityName)
     }
 
     public var id: PersistentIdentifier { persistentModelID }
