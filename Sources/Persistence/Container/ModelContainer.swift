@@ -53,6 +53,7 @@ public final class ModelContainer: @unchecked Sendable {
         var stores: [Store] = []
         for (index, configuration) in configurations.enumerated() {
             let store = try Store(configuration: configuration, entities: assignment[index] ?? [], index: index)
+            Self.attachExternalStorage(to: store)
             try StoreSetup(store: store, schema: schema, migrationPlan: migrationPlan).run()
             stores.append(store)
         }
@@ -66,7 +67,17 @@ public final class ModelContainer: @unchecked Sendable {
         self.schema = schema
         self.configurations = [store.configuration]
         for entity in schema.entities { entity.storeIndex = 0 }
-        self.stores = [Store(sharing: store, entities: schema.entities)]
+        let view = Store(sharing: store, entities: schema.entities)
+        Self.attachExternalStorage(to: view)
+        self.stores = [view]
+    }
+
+    /// Gives a store (and its entities) external storage when one of them needs it.
+    private static func attachExternalStorage(to store: Store) {
+        guard store.entities.contains(where: { !$0.externalAttributeIndexes.isEmpty }) else { return }
+        let storage = ExternalStorage(store: store, entities: store.entities)
+        store.externalStorage = storage
+        for entity in store.entities { entity.externalStorage = storage }
     }
 
     deinit { closeStores() }
@@ -110,6 +121,7 @@ public final class ModelContainer: @unchecked Sendable {
         if let context = _mainContext, context.autosaveEnabled, context.hasChanges, stores.allSatisfy({ $0.configuration.allowsSave }) {
             try context.save()
         }
+        try? removeUnreferencedExternalStorage()
         closeStores()
     }
 
@@ -169,6 +181,7 @@ extension ModelContainer {
     /// every live query observation that watches one of them.
     func notifySaved(entities: Set<String>) {
         guard !entities.isEmpty else { return }
+        removeReplacedExternalStorage()
         for observer in liveObservers() where !observer.observedEntities.isDisjoint(with: entities) {
             observer.containerDidSave(entities: entities)
         }

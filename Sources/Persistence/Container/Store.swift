@@ -13,6 +13,8 @@ final class Store: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// The next primary key to hand out per table, valid while a write transaction is open.
     var nextPrimaryKeys: [String: Int64] = [:]
+    /// The files (or memory) of `.externalStorage` values, when an entity has such attributes.
+    var externalStorage: ExternalStorage?
 
     var identifier: String { configuration.name }
     var path: String { configuration.url?.path ?? ":memory:" }

@@ -209,7 +209,7 @@ extension ModelContext {
             count = positions.count
         }
         if let failed {
-            throw PersistenceError.invalidStoredValue(entity: concrete.name, attribute: concrete.attributes[failed].name, value: snapshot[failed].description)
+            throw externalStorageError(concrete) ?? PersistenceError.invalidStoredValue(entity: concrete.name, attribute: concrete.attributes[failed].name, value: snapshot[failed].description)
         }
         let backing = model.persistentBackingData
         backing.snapshot = snapshot

@@ -77,7 +77,7 @@ extension ModelContext {
                             try db.cachedStatement("DELETE FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?")
                                 .execute([.integer(model.persistentBackingData.primaryKey)])
                         }
-                        try recordHistory(storeIndex: index, db: db, inserted: insertEntities, updated: updates, deleted: deleteEntities, linked: linkOwners)
+                        try willCommit(storeIndex: index, db: db, inserted: insertEntities, updated: updates, deleted: deleteEntities, linked: linkOwners)
                     }
                 }
             }

@@ -146,7 +146,7 @@ extension ModelContext {
         for (index, position) in entity.selectPositions.enumerated() {
             let value = statement.value(at: position)
             if index < attributes.count, attributes[index].read(model) != value, !attributes[index].write(model, value) {
-                throw PersistenceError.invalidStoredValue(entity: entity.name, attribute: attributes[index].name, value: value.description)
+                throw externalStorageError(entity) ?? PersistenceError.invalidStoredValue(entity: entity.name, attribute: attributes[index].name, value: value.description)
             }
             snapshot.append(value)
         }

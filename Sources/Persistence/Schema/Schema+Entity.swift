@@ -41,6 +41,10 @@ extension Schema {
         public private(set) var entityNamesIncludingSubentities: [String] = []
         /// The store this entity lives in (set by the container).
         var storeIndex = 0
+        /// Where `.externalStorage` attributes keep their values (set by the container).
+        var externalStorage: ExternalStorage?
+        /// Positions of the `.externalStorage` attributes in `attributes`.
+        private(set) var externalAttributeIndexes: [Int] = []
         /// The attributes' accessors, kept apart so hot loops don't copy `Attribute` values.
         private(set) var readers: [(AnyObject) -> SQLValue] = []
         private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
@@ -98,6 +102,8 @@ extension Schema {
 
         func resolve(in schema: Schema) {
             let root = rootEntity
+            externalAttributeIndexes = attributes.indices.filter { attributes[$0].options.contains(.externalStorage) }
+            for index in externalAttributeIndexes { attributes[index] = attributes[index].externalized(owner: self) }
             tableName = root.name
             usesDiscriminator = !root.directSubentities.isEmpty
             var names: [String] = []
