@@ -39,6 +39,7 @@ if arguments.first == "migration" {
 }
 
 let quick = arguments.contains("--quick")
+judgeOnCPU = arguments.contains("--cpu")
 let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[$0 + 1]) } ?? (quick ? 1 : 5)
 let scale = quick ? 10 : 1
 let scratch = try Scratch()

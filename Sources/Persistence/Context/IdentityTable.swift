@@ -8,7 +8,9 @@
 /// hold it once per fetch and update it in place.
 final class IdentityTable: Sequence {
     private var keys: UnsafeMutablePointer<Int64>
-    /// nil marks an empty slot.
+    /// Probing reads only these flags and keys, so it never touches reference counts.
+    private var used: UnsafeMutablePointer<Bool>
+    /// nil in every unused slot.
     private var values: UnsafeMutablePointer<(any PersistentModel)?>
     private var capacity: Int
     private(set) var count = 0
@@ -16,6 +18,8 @@ final class IdentityTable: Sequence {
     init(capacity: Int = 16) {
         self.capacity = capacity
         keys = .allocate(capacity: capacity)
+        used = .allocate(capacity: capacity)
+        used.initialize(repeating: false, count: capacity)
         values = .allocate(capacity: capacity)
         values.initialize(repeating: nil, count: capacity)
     }
@@ -23,6 +27,7 @@ final class IdentityTable: Sequence {
     deinit {
         values.deinitialize(count: capacity)
         values.deallocate()
+        used.deallocate()
         keys.deallocate()
     }
 
@@ -37,8 +42,8 @@ final class IdentityTable: Sequence {
     subscript(key: Int64) -> (any PersistentModel)? {
         get {
             var index = slot(for: key)
-            while let value = values[index] {
-                if keys[index] == key { return value }
+            while used[index] {
+                if keys[index] == key { return values[index] }
                 index = (index + 1) & (capacity - 1)
             }
             return nil
@@ -51,13 +56,14 @@ final class IdentityTable: Sequence {
     private func insert(_ key: Int64, _ value: any PersistentModel) {
         if (count + 1) * 4 > capacity * 3 { grow() }
         var index = slot(for: key)
-        while values[index] != nil {
+        while used[index] {
             if keys[index] == key {
                 values[index] = value
                 return
             }
             index = (index + 1) & (capacity - 1)
         }
+        used[index] = true
         keys[index] = key
         values[index] = value
         count += 1
@@ -68,18 +74,21 @@ final class IdentityTable: Sequence {
     func removeValue(forKey key: Int64) -> (any PersistentModel)? {
         let mask = capacity - 1
         var index = slot(for: key)
-        while values[index] != nil {
+        while used[index] {
             if keys[index] == key {
                 let removed = values[index]
                 values[index] = nil
+                used[index] = false
                 count -= 1
                 // Backward shift: pull later entries of the probe chain into the hole.
                 var hole = index
                 var next = (index + 1) & mask
-                while values[next] != nil {
+                while used[next] {
                     let home = slot(for: keys[next])
                     if (next - home) & mask >= (next - hole) & mask {
                         keys[hole] = keys[next]
+                        used[hole] = true
+                        used[next] = false
                         (values + hole).moveUpdate(from: values + next, count: 1)
                         (values + next).initialize(to: nil)
                         hole = next
@@ -94,26 +103,33 @@ final class IdentityTable: Sequence {
     }
 
     private func grow() {
-        let oldKeys = keys, oldValues = values, oldCapacity = capacity
+        let oldKeys = keys, oldValues = values, oldUsed = used, oldCapacity = capacity
         capacity = oldCapacity * 2
         keys = .allocate(capacity: capacity)
+        used = .allocate(capacity: capacity)
+        used.initialize(repeating: false, count: capacity)
         values = .allocate(capacity: capacity)
         values.initialize(repeating: nil, count: capacity)
         for index in 0..<oldCapacity {
-            guard let value = (oldValues + index).move() else { continue }
+            guard oldUsed[index] else { continue }
             var slot = slot(for: oldKeys[index])
-            while values[slot] != nil { slot = (slot + 1) & (capacity - 1) }
+            while used[slot] { slot = (slot + 1) & (capacity - 1) }
+            used[slot] = true
             keys[slot] = oldKeys[index]
-            (values + slot).update(repeating: value, count: 1)
+            // Move the reference across: no retain, no release.
+            (values + slot).moveUpdate(from: oldValues + index, count: 1)
+            (oldValues + index).initialize(to: nil)
         }
+        oldValues.deinitialize(count: oldCapacity)
         oldValues.deallocate()
+        oldUsed.deallocate()
         oldKeys.deallocate()
     }
 
     /// The registered models.
-    var models: [any PersistentModel] { (0..<capacity).compactMap { values[$0] } }
+    var models: [any PersistentModel] { (0..<capacity).compactMap { used[$0] ? values[$0] : nil } }
     /// The registered primary keys.
-    var primaryKeys: [Int64] { (0..<capacity).compactMap { values[$0] == nil ? nil : keys[$0] } }
+    var primaryKeys: [Int64] { (0..<capacity).compactMap { used[$0] ? keys[$0] : nil } }
 
     func makeIterator() -> IndexingIterator<[(key: Int64, value: any PersistentModel)]> {
         (0..<capacity).compactMap { index in values[index].map { (keys[index], $0) } }.makeIterator()
