@@ -3,6 +3,8 @@ import Archive
 import DeckDocument
 import DeckFilter
 import Interchange
+import Persistence
+import SQLite
 
 /// Turns errors of the lower layers into ``CommandFailure``s with the tool's exit statuses.
 enum ErrorMapping {
@@ -43,8 +45,24 @@ enum ErrorMapping {
             case .inUse, .io: .ioError
             }
             return CommandFailure(code, path: path ?? error.path, reason: error.reason)
+        case let error as DatabaseError:
+            return CommandFailure(databaseExitCode(error), path: path, reason: error.description)
+        case let error as PersistenceError:
+            if case .database(let database) = error {
+                return CommandFailure(databaseExitCode(database), path: path, reason: database.description)
+            }
+            return CommandFailure(.failure, path: path, reason: error.description)
         default:
             return CommandFailure(.failure, path: path, reason: String(describing: error))
+        }
+    }
+
+    /// A full disk or failed read/write is an I/O error (74), a damaged store bad data (65).
+    static func databaseExitCode(_ error: DatabaseError) -> ExitCode {
+        switch error.code {
+        case DatabaseError.ioError, DatabaseError.full, DatabaseError.readOnly, DatabaseError.cantOpen: .ioError
+        case DatabaseError.corrupt, DatabaseError.notADatabase: .dataError
+        default: .failure
         }
     }
 
