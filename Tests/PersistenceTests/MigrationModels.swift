@@ -126,3 +126,81 @@ enum ForgetfulPlan: SchemaMigrationPlan {
         }, didMigrate: nil)]
     }
 }
+
+// Two versions of a schema with a relationship: V2 makes `Shelf.name` unique, which rebuilds
+// the table `Item` rows point to.
+
+enum ShelvesV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Shelf.self, Item.self] }
+
+    final class Shelf: PersistentModel {
+        var name: String = ""
+        var items: [Item] {
+            get { getValue(forKey: \.items) }
+            set { setValue(forKey: \.items, to: newValue) }
+        }
+        static let schemaMetadata: [Schema.PropertyMetadata] = [
+            .attribute("name", \Shelf.name),
+            .relationship("items", \Shelf.items, deleteRule: .cascade, inverse: \Item.shelf),
+        ]
+        let persistentBackingData = BackingData()
+        init() {}
+        init(name: String) { self.name = name }
+    }
+
+    final class Item: PersistentModel {
+        var label: String = ""
+        var shelf: Shelf? {
+            get { getValue(forKey: \.shelf) }
+            set { setValue(forKey: \.shelf, to: newValue) }
+        }
+        static let schemaMetadata: [Schema.PropertyMetadata] = [
+            .attribute("label", \Item.label),
+            .relationship("shelf", \Item.shelf, inverse: \Shelf.items),
+        ]
+        let persistentBackingData = BackingData()
+        init() {}
+        init(label: String) { self.label = label }
+    }
+}
+
+enum ShelvesV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Shelf.self, Item.self] }
+
+    final class Shelf: PersistentModel {
+        var name: String = ""
+        var items: [Item] {
+            get { getValue(forKey: \.items) }
+            set { setValue(forKey: \.items, to: newValue) }
+        }
+        static let schemaMetadata: [Schema.PropertyMetadata] = [
+            .attribute("name", \Shelf.name, options: [.unique]),
+            .relationship("items", \Shelf.items, deleteRule: .cascade, inverse: \Item.shelf),
+        ]
+        let persistentBackingData = BackingData()
+        init() {}
+    }
+
+    final class Item: PersistentModel {
+        var label: String = ""
+        var quantity: Int = 1
+        var shelf: Shelf? {
+            get { getValue(forKey: \.shelf) }
+            set { setValue(forKey: \.shelf, to: newValue) }
+        }
+        static let schemaMetadata: [Schema.PropertyMetadata] = [
+            .attribute("label", \Item.label),
+            .attribute("quantity", \Item.quantity),
+            .relationship("shelf", \Item.shelf, inverse: \Shelf.items),
+        ]
+        let persistentBackingData = BackingData()
+        init() {}
+    }
+}
+
+enum ShelvesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ShelvesV1.self, ShelvesV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: ShelvesV1.self, toVersion: ShelvesV2.self)] }
+}

@@ -176,3 +176,36 @@ let persistenceFixtures = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         #expect(try Self.storeVersion(url) == "3.0.0")
     }
 }
+
+@Suite struct MigrationRebuildTests {
+    @Test func rebuildingAReferencedTableKeepsRowsAndForeignKeys() throws {
+        let playground = try Playground()
+        let url = playground.file("shelves.store")
+        do {
+            let container = try ModelContainer(for: ShelvesV1.schema, configurations: [ModelConfiguration(url: url)])
+            let context = ModelContext(container)
+            for name in ["kitchen", "garage"] {
+                let shelf = ShelvesV1.Shelf(name: name)
+                shelf.items = [ShelvesV1.Item(label: "\(name) 1"), ShelvesV1.Item(label: "\(name) 2")]
+                context.insert(shelf)
+            }
+            try context.save()
+            try container.close()
+        }
+        let pageBefore = try MigrationTests.rootPage(url, table: "Shelf")
+        let container = try ModelContainer(for: ShelvesV2.schema, migrationPlan: ShelvesPlan.self, configurations: [ModelConfiguration(url: url)])
+        #expect(try MigrationTests.rootPage(url, table: "Shelf") != pageBefore)  // rebuilt for the unique constraint
+        let context = ModelContext(container)
+        // Dropping the old table fired no cascade: every item is still there, on its shelf.
+        let items = try context.fetch(FetchDescriptor<ShelvesV2.Item>(sortBy: [SortDescriptor(\.label)]))
+        #expect(items.map(\.label) == ["garage 1", "garage 2", "kitchen 1", "kitchen 2"])
+        #expect(items.map { $0.shelf?.name } == ["garage", "garage", "kitchen", "kitchen"] && items.allSatisfy { $0.quantity == 1 })
+        // The foreign key still points at the rebuilt table: a delete cascades in SQL.
+        try context.delete(model: ShelvesV2.Shelf.self, where: #Predicate { $0.name == "garage" })
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ShelvesV2.Item>()) == 2)
+        let (violations, foreignKeys, leftover) = try container.withDatabase(for: ShelvesV2.Item.self) { db in
+            (try db.foreignKeyViolations(), try db.scalar("PRAGMA foreign_keys", as: Int.self), try db.tableExists("persistence_migrating_Shelf"))
+        }
+        #expect(violations == 0 && foreignKeys == 1 && !leftover)
+    }
+}

@@ -21,7 +21,10 @@ extension PersistentModel {
         persistentBackingData.relationships[keyPath] = .toOne(newValue)
         guard old !== newValue else { return }
         // A model related to a registered one joins its context, as in SwiftData.
-        guard let context = persistentBackingData.context ?? newValue?.persistentBackingData.context ?? old?.persistentBackingData.context else { return }
+        guard let context = persistentBackingData.context ?? newValue?.persistentBackingData.context ?? old?.persistentBackingData.context else {
+            linkInversesOutsideContext(keyPath, removed: old.map { [$0] } ?? [], added: newValue.map { [$0] } ?? [])
+            return
+        }
         if persistentBackingData.context == nil { context.insertModel(self) }
         if let newValue, newValue.persistentBackingData.context == nil { context.insertModel(newValue) }
         context.relationshipDidChange(self, keyPath: keyPath, removed: old.map { [$0] } ?? [], added: newValue.map { [$0] } ?? [])
@@ -46,10 +49,48 @@ extension PersistentModel {
         let removed = old.filter { !newIDs.contains(ObjectIdentifier($0)) }
         let added = newValue.filter { !oldIDs.contains(ObjectIdentifier($0)) }
         guard !removed.isEmpty || !added.isEmpty else { return }
-        guard let context = persistentBackingData.context ?? (added + removed).lazy.compactMap({ $0.persistentBackingData.context }).first else { return }
+        guard let context = persistentBackingData.context ?? (added + removed).lazy.compactMap({ $0.persistentBackingData.context }).first else {
+            linkInversesOutsideContext(keyPath, removed: removed, added: added)
+            return
+        }
         if persistentBackingData.context == nil { context.insertModel(self) }
         for model in added where model.persistentBackingData.context == nil { context.insertModel(model) }
         context.relationshipDidChange(self, keyPath: keyPath, removed: removed, added: added)
+    }
+}
+
+extension PersistentModel {
+    /// Keeps inverses in step between models that are in no context yet (a context does it
+    /// for registered ones), so `shelf.items = [item]` before any insert sets `item.shelf`.
+    func linkInversesOutsideContext(_ keyPath: AnyKeyPath, removed: [any PersistentModel], added: [any PersistentModel]) {
+        guard let relationship = Self.declaredRelationship(of: type(of: self), keyPath: keyPath) else { return }
+        for target in removed + added {
+            let inverse = relationship.inverseKeyPath.flatMap { Self.declaredRelationship(of: type(of: target), keyPath: $0) }
+                ?? Self.declaredRelationships(of: type(of: target)).first { $0.inverseKeyPath == keyPath }
+            guard let inverse else { continue }
+            let isAdded = added.contains { $0 === target }
+            let backing = target.persistentBackingData
+            if inverse.isToMany {
+                var members: [AnyObject] = []
+                var original: [AnyObject]? = nil
+                if case .toMany(let current, let stored)? = backing.relationships[inverse.keyPath] { (members, original) = (current, stored) }
+                members.removeAll { $0 === self }
+                if isAdded { members.append(self) }
+                backing.relationships[inverse.keyPath] = .toMany(current: members, original: original)
+            } else if isAdded {
+                backing.relationships[inverse.keyPath] = .toOne(self)
+            } else if case .toOne(let current)? = backing.relationships[inverse.keyPath], current === self {
+                backing.relationships[inverse.keyPath] = .toOne(nil)
+            }
+        }
+    }
+
+    private static func declaredRelationships(of type: any PersistentModel.Type) -> [Schema.Relationship] {
+        type.schemaMetadata.compactMap { if case .relationship(let relationship) = $0.kind { relationship } else { nil } }
+    }
+
+    private static func declaredRelationship(of type: any PersistentModel.Type, keyPath: AnyKeyPath) -> Schema.Relationship? {
+        declaredRelationships(of: type).first { $0.keyPath == keyPath }
     }
 }
 
