@@ -2,7 +2,7 @@
 # Every target installs what it needs on a fresh Debian machine (when run as root).
 
 SWIFT       ?= swift
-APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc
+APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc time
 PY_PKGS     := genanki anki
 DEMO_DIR    := demo
 DECK        := .build/debug/deck
@@ -43,7 +43,8 @@ demo: build
 	$(DECK) archive $(DEMO_DIR)/French.sampledeck -o $(DEMO_DIR)/French.sampledeck.zip
 	$(DECK) info $(DEMO_DIR)/French.sampledeck.zip
 
-# The benchmark suite, release build; writes docs/PERFORMANCE.md.
+# The benchmark suite, release build (deck and deck-bench); writes docs/PERFORMANCE.md, docs/perf/.
+# BENCH_ARGS=--quick for a one-minute smoke run (written under .build/bench-quick).
 bench: deps pydeps
 	$(SWIFT) build -c release
 	.build/release/deck-bench $(BENCH_ARGS)

@@ -1,0 +1,164 @@
+import DeckDocument
+import Foundation
+
+/// The command-line bars: the release `deck` binary run end to end as a child process against
+/// its reference, alternately, several runs each. What a user waits for is the whole command,
+/// so ours is timed from `exec` to exit; the Python peers time only their work (their
+/// interpreter's start-up and module imports are left out, in their favour).
+enum CLIBench {
+    // MARK: Inputs
+
+    /// A CSV of `rows` cards (header `front,back,tags`), the same text as the persistence bench.
+    static func writeCSV(to url: URL, rows: Int) throws {
+        var text = "front,back,tags\n"
+        text.reserveCapacity(rows * 48 + 16)
+        for index in 0..<rows {
+            text += PersistenceBench.front(index)
+            text += ","
+            text += PersistenceBench.back(index)
+            text += ",bench tag\(index % 50)\n"
+        }
+        try Data(text.utf8).write(to: url)
+    }
+
+    static func remove(_ urls: URL...) {
+        for url in urls { try? FileManager.default.removeItem(at: url) }
+    }
+
+    // MARK: Bars
+
+    /// `deck import` of a CSV into an empty deck vs `sqlite3 .import` of the same file into a
+    /// new database (bar: at most 3x).
+    static func csvImport(_ data: Scaling.Dataset, runs: Int, scratch: Scratch) throws -> Measurement {
+        let target = scratch.file("bar-csv.sampledeck"), database = scratch.file("bar-csv.sqlite")
+        var measurement = try compareSamples("deck import \(data.cards)-row CSV", runs: runs, bar: 3,
+            setup: { remove(target, database); try ChildProcess.deck(["create", target.path, "--quiet"]) },
+            ours: { try ChildProcess.deck(["import", target.path, data.csv.path, "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.run("sqlite3", [database.path, ".mode csv", ".import \(data.csv.path) cards"]).sample })
+        measurement.group = "CSV import"
+        measurement.reference_name = "sqlite3 .import (CLI)"
+        measurement.note = "An empty deck is created before each run (not timed); sqlite3 imports into a new database file."
+        remove(target, database)
+        return measurement
+    }
+
+    /// `deck export --format apkg` vs genanki building and writing the same deck (bar: at
+    /// least 4x faster, a ratio of at most 0.25). Leaves genanki's package at `genankiOutput`.
+    static func apkgExport(_ data: Scaling.Dataset, runs: Int, scratch: Scratch, genankiOutput: URL) throws -> Measurement {
+        let ours = scratch.file("bar-export.apkg")
+        var measurement = try compareSamples("deck export \(data.cards) cards as apkg", runs: runs, bar: 0.25,
+            setup: { remove(ours, genankiOutput) },
+            ours: { try ChildProcess.deck(["export", data.deck.path, "-o", ours.path, "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.runSelfTimed("python3", ["-c", PythonPeers.genanki, data.csv.path, genankiOutput.path]) })
+        // The last setup removed genanki's package; write it once more for the import bar.
+        _ = try ChildProcess.runSelfTimed("python3", ["-c", PythonPeers.genanki, data.csv.path, genankiOutput.path])
+        measurement.group = "apkg export"
+        measurement.bar_text = "≤ 0.25x (4x faster)"
+        measurement.reference_name = "genanki \(PythonPeers.version("genanki")) (CSV read, notes built, package written; interpreter start-up excluded)"
+        remove(ours)
+        return measurement
+    }
+
+    /// `deck import` of an `.apkg` (the one genanki wrote) vs current Anki's importer (bars:
+    /// at most half its time, and under 64 MiB peak).
+    static func apkgImport(_ apkg: URL, notes: Int, runs: Int, scratch: Scratch) throws -> [Measurement] {
+        let target = scratch.file("bar-apkg.sampledeck")
+        let collections = scratch.file("anki-collections")
+        var time = try compareSamples("deck import \(notes)-note apkg", runs: runs, bar: 0.5,
+            setup: { remove(target, collections); try ChildProcess.deck(["create", target.path, "--quiet"]) },
+            ours: { try ChildProcess.deck(["import", target.path, apkg.path, "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.runSelfTimed("python3", ["-c", PythonPeers.ankiImport, apkg.path, collections.path]) })
+        remove(target, collections)
+        let anki = "Anki \(PythonPeers.version("anki")) (import_anki_package into a new collection; interpreter start-up excluded)"
+        time.group = "apkg import"
+        time.bar_text = "≤ 0.5x"
+        time.reference_name = anki
+        time.note = "The package is the one genanki wrote for the export bar."
+        var memory = Measurement(name: "deck import \(notes)-note apkg, peak memory", ours_s: time.ours_s, reference_s: time.reference_s,
+                                 ratio: (time.peak_mib ?? 0) / max(time.reference_peak_mib ?? 1, 1e-9), bar: 64, peak_mib: time.peak_mib,
+                                 met: time.peak_mib.map { $0 < 64 }, runs: time.runs, spread: 1)
+        memory.group = "apkg import"
+        memory.bar_text = "< 64 MiB peak"
+        memory.judged_on = .memory
+        memory.reference_name = anki
+        memory.reference_peak_mib = time.reference_peak_mib
+        memory.note = "Peak resident memory (VmHWM via /usr/bin/time) of the whole process, highest of the runs; Anki's is its whole Python process."
+        return [time, memory]
+    }
+
+    /// `deck archive` vs `bsdtar` writing the same package as zip at libarchive's default
+    /// deflate level (bar: at most 1.2x).
+    static func archive(_ data: Scaling.Dataset, runs: Int, scratch: Scratch) throws -> Measurement {
+        let ours = scratch.file("bar-ours.zip"), theirs = scratch.file("bar-bsdtar.zip")
+        let parent = data.deck.deletingLastPathComponent().path, name = data.deck.lastPathComponent
+        var measurement = try compareSamples("deck archive \(data.cards)-card deck as zip", runs: runs, bar: 1.2,
+            setup: { remove(ours, theirs) },
+            ours: { try ChildProcess.deck(["archive", data.deck.path, "-o", ours.path, "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.run("bsdtar", ["--format", "zip", "-cf", theirs.path, "-C", parent, name]).sample })
+        let sizes = [ours, theirs].map { ((try? FileManager.default.attributesOfItem(atPath: $0.path)[.size]) as? Int) ?? 0 }
+        measurement.group = "archive"
+        measurement.reference_name = "bsdtar --format zip (libarchive's default deflate level, as ours)"
+        measurement.note = String(format: "Archive sizes: ours %.1f MiB, bsdtar %.1f MiB. Ours snapshots the store with VACUUM INTO first.",
+                                  Double(sizes[0]) / 1_048_576, Double(sizes[1]) / 1_048_576)
+        remove(ours, theirs)
+        return measurement
+    }
+
+    /// `deck convert --jobs 2` vs `--jobs 1` over `decks` decks of `cards` cards each, to apkg
+    /// (bar: at least 1.7x faster; wall-clock time, the only judge of a parallel speed-up).
+    static func convert(decks: Int, cards: Int, runs: Int, scratch: Scratch) throws -> Measurement {
+        let inputs = scratch.file("convert-inputs")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let csv = scratch.file("convert.csv")
+        try writeCSV(to: csv, rows: cards)
+        let template = scratch.file("convert-template.sampledeck")
+        try ChildProcess.deck(["import", template.path, csv.path, "--create", "--quiet", "--no-progress"])
+        for index in 0..<decks {
+            try FileManager.default.copyItem(at: template, to: inputs.appendingPathComponent(String(format: "deck-%03d.sampledeck", index)))
+        }
+        let out1 = scratch.file("convert-out-1"), out2 = scratch.file("convert-out-2")
+        var measurement = try compareSamples("deck convert \(decks) decks to apkg, --jobs 2 vs --jobs 1", runs: runs, bar: 1 / 1.7, judge: .wall,
+            setup: { remove(out1, out2) },
+            ours: { try ChildProcess.deck(["convert", inputs.path, "--to", "apkg", "--out-dir", out2.path, "--jobs", "2", "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.deck(["convert", inputs.path, "--to", "apkg", "--out-dir", out1.path, "--jobs", "1", "--quiet", "--no-progress"]).sample })
+        measurement.group = "convert"
+        measurement.bar_text = "≥ 1.7x faster (ratio ≤ 0.59)"
+        measurement.reference_name = "the same command with --jobs 1"
+        measurement.note = "\(decks) decks of \(cards) cards each. Wall-clock decides: the CPU ratio shows the work done, which parallelism does not reduce. On a shared machine the second core is not always free."
+        remove(inputs, out1, out2, template, csv)
+        return measurement
+    }
+
+    /// Opening a deck and counting its cards, as a whole process (bar: under 50 ms of CPU time):
+    /// `deck info`, and `deck-bench open-count` (DeckDocument only); the reference is the
+    /// `sqlite3` shell counting the same table.
+    static func openCount(_ data: Scaling.Dataset, runs: Int) throws -> [Measurement] {
+        let store = data.deck.appendingPathComponent(DeckManifest.defaultStoreName).path
+        var results: [Measurement] = []
+        for (label, program, arguments) in [("deck info", ChildProcess.deckTool, ["info", data.deck.path]),
+                                            ("deck-bench open-count (DeckDocument alone)", ChildProcess.benchTool, ["open-count", data.deck.path])] {
+            var m = try compareSamples("\(label) on a \(data.cards)-card deck", runs: runs, bar: nil,
+                ours: { try ChildProcess.run(program, arguments).sample },
+                reference: { try ChildProcess.run("sqlite3", [store, "SELECT count(*) FROM \(cardTable)"]).sample })
+            let cpuMs = (m.ours_cpu_s ?? 0) * 1000
+            m = Measurement(name: m.name, ours_s: m.ours_s, reference_s: m.reference_s, ratio: m.ratio, ours_cpu_s: m.ours_cpu_s,
+                            reference_cpu_s: m.reference_cpu_s, cpu_ratio: m.cpu_ratio, bar: 0.050, peak_mib: m.peak_mib,
+                            met: cpuMs < 50, runs: m.runs, spread: m.spread, group: "open and count",
+                            bar_text: "< 50 ms CPU", judged_on: .cpu, reference_name: "sqlite3 shell: SELECT count(*)",
+                            reference_peak_mib: m.reference_peak_mib,
+                            note: "Process time (user + system) of the whole process, start-up included, median of the runs.")
+            results.append(m)
+        }
+        return results
+    }
+
+    /// The table the deck's cards live in (single-table inheritance: one table for all kinds).
+    static let cardTable = "Card"
+
+    /// `deck-bench open-count <deck>`: opens the deck read-only and prints its card count.
+    static func openCountChild(_ path: String) throws {
+        let document = try DeckDocument.open(at: URL(fileURLWithPath: path), mode: .readOnly)
+        print(try document.cardCount())
+        try document.close()
+    }
+}
