@@ -204,3 +204,41 @@ enum ShelvesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [ShelvesV1.self, ShelvesV2.self] }
     static var stages: [MigrationStage] { [.lightweight(fromVersion: ShelvesV1.self, toVersion: ShelvesV2.self)] }
 }
+
+// V2 gives `Media` its first subclass: the table gains the discriminator column (a rebuild).
+
+enum LibraryV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Media.self] }
+
+    final class Media: PersistentModel {
+        var title: String = ""
+        static let schemaMetadata: [Schema.PropertyMetadata] = [.attribute("title", \Media.title)]
+        let persistentBackingData = BackingData()
+        init() {}
+        init(title: String) { self.title = title }
+    }
+}
+
+enum LibraryV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Media.self, Book.self] }
+
+    class Media: PersistentModel {
+        var title: String = ""
+        class var schemaMetadata: [Schema.PropertyMetadata] { [.attribute("title", \Media.title)] }
+        let persistentBackingData = BackingData()
+        required init() {}
+    }
+
+    final class Book: Media {
+        var pages: Int = 0
+        override class var schemaMetadata: [Schema.PropertyMetadata] { super.schemaMetadata + [.attribute("pages", \Book.pages)] }
+        required init() { super.init() }
+    }
+}
+
+enum LibraryPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [LibraryV1.self, LibraryV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: LibraryV1.self, toVersion: LibraryV2.self)] }
+}

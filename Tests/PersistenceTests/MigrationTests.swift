@@ -209,3 +209,28 @@ let persistenceFixtures = URL(fileURLWithPath: #filePath).deletingLastPathCompon
         #expect(violations == 0 && foreignKeys == 1 && !leftover)
     }
 }
+
+extension MigrationRebuildTests {
+    @Test func aFirstSubclassAddsTheDiscriminator() throws {
+        let playground = try Playground()
+        let url = playground.file("library.store")
+        do {
+            let container = try ModelContainer(for: LibraryV1.schema, configurations: [ModelConfiguration(url: url)])
+            let context = ModelContext(container)
+            context.insert(LibraryV1.Media(title: "Pamphlet"))
+            try context.save()
+            try container.close()
+        }
+        let container = try ModelContainer(for: LibraryV2.schema, migrationPlan: LibraryPlan.self, configurations: [ModelConfiguration(url: url)])
+        let context = ModelContext(container)
+        let book = LibraryV2.Book()
+        book.title = "Dune"
+        book.pages = 412
+        context.insert(book)
+        try context.save()
+        let all = try ModelContext(container).fetch(FetchDescriptor<LibraryV2.Media>(sortBy: [SortDescriptor(\.title)]))
+        #expect(all.map(\.title) == ["Dune", "Pamphlet"])
+        #expect(all.map(\.persistentModelID.entityName) == ["Book", "Media"])
+        #expect((all[0] as? LibraryV2.Book)?.pages == 412)
+    }
+}
