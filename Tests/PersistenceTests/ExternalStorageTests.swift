@@ -110,4 +110,22 @@ final class Attachment: PersistentModel {
         let folder = playground.file("store.sqlite.external")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aValueRemovedAndStoredAgainComesBack(kind: StoreKind) throws {
+        let playground = try Playground()
+        let container = try kind.container([Attachment.self], in: playground)
+        let context = ModelContext(container)
+        let first = Attachment(name: "a", payload: Self.other)
+        context.insert(first)
+        try context.save()
+        first.payload = Self.big
+        try context.save()
+        #expect(Self.digests(container) == [SHA256.hex(Self.big)])
+        context.insert(Attachment(name: "b", payload: Self.other))
+        try context.save()
+        #expect(Self.digests(container) == [SHA256.hex(Self.big), SHA256.hex(Self.other)])
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Attachment>(sortBy: [SortDescriptor(\.name)]))
+        #expect(fetched.map(\.payload) == [Self.big, Self.other])
+    }
 }

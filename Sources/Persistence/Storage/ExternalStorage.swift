@@ -24,6 +24,8 @@ final class ExternalStorage: @unchecked Sendable {
     private var pending: [String: Data] = [:]
     /// Digests of recently seen values (a value is read at every change check).
     private var digests: [Data: String] = [:]
+    /// Digests known to be stored already (read from or written to the folder).
+    private var stored: Set<String> = []
     /// Files that may have lost their last reference.
     private var candidates: Set<String> = []
     /// The error of the last value that could not be read.
@@ -60,7 +62,7 @@ final class ExternalStorage: @unchecked Sendable {
             if digests.count >= 256 { digests.removeAll(keepingCapacity: true) }
             digests[data] = digest
         }
-        if memory[digest] == nil && pending[digest] == nil { pending[digest] = data }
+        if memory[digest] == nil && pending[digest] == nil && !stored.contains(digest) { pending[digest] = data }
         return Self.prefix + digest
     }
 
@@ -75,7 +77,9 @@ final class ExternalStorage: @unchecked Sendable {
             return nil
         }
         do {
-            return try Data(contentsOf: url)
+            let data = try Data(contentsOf: url)
+            stored.insert(digest)
+            return data
         } catch {
             missing = .externalStorageMissing(path: url.path)
             return nil
@@ -101,6 +105,7 @@ final class ExternalStorage: @unchecked Sendable {
                 let url = folder.appendingPathComponent(digest)
                 if !FileManager.default.fileExists(atPath: url.path) { try data.write(to: url, options: .atomic) }
             }
+            stored.formUnion(pending.keys)
         } else {
             for (digest, data) in pending { memory[digest] = data }
         }
@@ -155,6 +160,7 @@ final class ExternalStorage: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         memory[digest] = nil
+        stored.remove(digest)
         if let url = file(digest) { try? FileManager.default.removeItem(at: url) }
     }
 
