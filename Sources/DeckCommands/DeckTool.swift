@@ -36,12 +36,12 @@ public struct DeckTool: ParsableCommand {
 
     static let exitStatuses: [CommandConfiguration.ExitStatus] = [
         .init(.success, "Success."),
-        .init(.failure, "The command failed (for example a card was not found or a check found problems)."),
-        .init(.usage, "The command line is wrong."),
-        .init(.dataError, "An input is malformed: a corrupt deck, archive or CSV file."),
-        .init(.noInput, "An input file or deck does not exist."),
-        .init(.cantCreate, "An output cannot be created: it exists, or its directory is unwritable."),
-        .init(.ioError, "Reading or writing failed part-way."),
+        .init(.failure, "The command failed: a card was not found, or a search found nothing."),
+        .init(.usage, "The command line is wrong: an unknown command or option, a missing or malformed value, a --where filter that does not parse."),
+        .init(.dataError, "An input is malformed: a corrupt deck or one whose check finds errors, a deck of a newer format, a damaged or hostile archive (the message names the entry), a malformed CSV, JSON or Anki file."),
+        .init(.noInput, "An input file or deck does not exist, or the folder a new deck should go in."),
+        .init(.cantCreate, "An output cannot be created: it exists (nothing is ever overwritten), or its directory is unwritable or missing."),
+        .init(.ioError, "Reading or writing failed part-way, or the deck is in use: another process (deck open, deck import, an app) has it open for writing. Readers are never blocked; try again when the writer is done."),
     ]
 
     @Option(name: .customLong("generate-manpages"), help: .hidden)

@@ -179,7 +179,8 @@ section("convert") { [try CLIBench.convert(decks: quick ? 20 : 200, cards: 100, 
 section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 5)) }
 
 // The other engineers' bench files, each called here by name:
-// (none yet — InterchangeBench.swift and ArchiveBench.swift are added when they land.)
+// Share (issue 6): deck archive vs bsdtar in zip, tar.gz and tar.zst on a deck with media (ArchiveBench.swift).
+section("archive-formats") { try ArchiveBench.run(scratch: scratch, cards: barCards, runs: runs) }
 
 let finished = Date()
 let info = ReportWriter.RunInfo(

@@ -10,7 +10,7 @@ struct ArchiveCommand: ParsableCommand {
         abstract: "Write a deck into one zip or compressed tar file.",
         discussion: """
             The archive holds one <name>.sampledeck directory: the manifest, a consistent snapshot of the \
-            store (taken with VACUUM INTO in one read transaction, so a deck being written by another \
+            store (taken with the SQLite backup API in one read transaction, so a deck being written by another \
             process can be archived) and the media files. Entries are sorted and their times, owners and \
             permissions normalised, so archiving the same deck twice gives the same bytes. The format comes \
             from --format, else from the extension of -o, else zip. The archive is written under a temporary \
