@@ -102,6 +102,11 @@ final class IdentityTable: Sequence {
         return nil
     }
 
+    /// Makes room for `additional` more entries without growing again.
+    func reserveCapacity(_ additional: Int) {
+        while (count + additional) * 4 > capacity * 3 { grow() }
+    }
+
     private func grow() {
         let oldKeys = keys, oldValues = values, oldUsed = used, oldCapacity = capacity
         capacity = oldCapacity * 2

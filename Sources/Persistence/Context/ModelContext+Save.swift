@@ -92,6 +92,9 @@ extension ModelContext {
 
         // Committed: the context's view becomes the stored state.
         var insertedIDs: [PersistentIdentifier] = [], updatedIDs: [PersistentIdentifier] = [], deletedIDs: [PersistentIdentifier] = []
+        if let first = insertEntities.first?.1, insertEntities.count > 64 {
+            identityTable(first).reserveCapacity(insertEntities.count)
+        }
         for (position, (model, entity)) in insertEntities.enumerated() {
             model.persistentBackingData.state = .registered
             model.persistentBackingData.snapshot = insertedValues[position]
