@@ -38,6 +38,8 @@ struct StoreSetup {
 
     /// Records the schema's version in the store (creating the metadata table if needed).
     func writeVersion(_ db: Database) throws {
+        // Opening an up-to-date store writes nothing.
+        if try readVersion(db) == schema.version { return }
         try db.execute("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(Schema.metadataTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
         try db.execute("INSERT INTO \(quoteIdentifier(Schema.metadataTable)) VALUES (?, ?) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
                        [.text(Self.versionKey), .text(schema.version.description)])
