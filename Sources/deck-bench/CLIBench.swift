@@ -8,15 +8,16 @@ import Foundation
 enum CLIBench {
     // MARK: Inputs
 
-    /// A CSV of `rows` cards (header `front,back,tags`), the same text as the persistence bench.
-    static func writeCSV(to url: URL, rows: Int) throws {
-        var text = "front,back,tags\n"
+    /// A CSV of `rows` cards (header `front,back` or `front,back,tags`), the same text as the
+    /// persistence bench; with `tags`, each card has two tags out of 51 ("bench" and one of 50).
+    static func writeCSV(to url: URL, rows: Int, tags: Bool = false) throws {
+        var text = tags ? "front,back,tags\n" : "front,back\n"
         text.reserveCapacity(rows * 48 + 16)
         for index in 0..<rows {
             text += PersistenceBench.front(index)
             text += ","
             text += PersistenceBench.back(index)
-            text += ",bench tag\(index % 50)\n"
+            text += tags ? ",bench tag\(index % 50)\n" : "\n"
         }
         try Data(text.utf8).write(to: url)
     }
@@ -37,9 +38,42 @@ enum CLIBench {
             reference: { try ChildProcess.run("sqlite3", [database.path, ".mode csv", ".import \(data.csv.path) cards"]).sample })
         measurement.group = "CSV import"
         measurement.reference_name = "sqlite3 .import (CLI)"
-        measurement.note = "An empty deck is created before each run (not timed); sqlite3 imports into a new database file."
+        measurement.note = "Columns front,back (no tags). An empty deck is created before each run (not timed); sqlite3 imports into a new database file."
         remove(target, database)
         return measurement
+    }
+
+    /// The same bar on a CSV whose cards carry tags (two each, 51 distinct), one run, killed
+    /// after `timeout` seconds.
+    /// With `alreadyTimedOut` (the scaling run was killed at this size) ours is not run again.
+    static func csvImportWithTags(rows: Int, timeout: Double, alreadyTimedOut: Bool, scratch: Scratch) throws -> Measurement {
+        let csv = scratch.file("bar-tagged.csv")
+        try writeCSV(to: csv, rows: rows, tags: true)
+        let target = scratch.file("bar-tagged.sampledeck"), database = scratch.file("bar-tagged.sqlite")
+        defer { remove(target, database, csv) }
+        let reference = try ChildProcess.run("sqlite3", [database.path, ".mode csv", ".import \(csv.path) cards"]).sample
+        try ChildProcess.deck(["create", target.path, "--quiet"])
+        var timedOut = false
+        let ours: Sample
+        do {
+            if alreadyTimedOut { throw ChildProcess.TimedOut(command: "deck import", seconds: timeout) }
+            ours = try ChildProcess.deck(["import", target.path, csv.path, "--quiet", "--no-progress"], timeout: timeout).sample
+        } catch is ChildProcess.TimedOut {
+            timedOut = true
+            ours = Sample(wall: timeout, cpu: timeout, peakMiB: nil)
+        }
+        let cpuRatio = ours.cpu / max(reference.cpu, 1e-9)
+        var m = Measurement(name: "deck import \(rows)-row CSV with tags", ours_s: ours.wall, reference_s: reference.wall,
+                            ratio: ours.wall / max(reference.wall, 1e-9), ours_cpu_s: ours.cpu, reference_cpu_s: reference.cpu,
+                            cpu_ratio: cpuRatio, bar: 3, peak_mib: ours.peakMiB, met: !timedOut && cpuRatio <= 3, runs: 1, spread: 1)
+        m.group = "CSV import"
+        m.bar_text = "≤ 3x"
+        m.judged_on = .cpu
+        m.reference_name = "sqlite3 .import (CLI)"
+        m.note = timedOut
+            ? String(format: "Columns front,back,tags (two tags per card, 51 distinct). **Killed after %.0f s** (figures shown are the limit, not a measurement): cost grows with the square of the cards per tag — see the scaling curve \"deck import CSV with tags\".", timeout)
+            : "Columns front,back,tags (two tags per card, 51 distinct); one run."
+        return m
     }
 
     /// `deck export --format apkg` vs genanki building and writing the same deck (bar: at

@@ -30,8 +30,10 @@ enum ChildProcess {
     /// Runs `program` (a path, or a name looked up in `PATH`) with `arguments`.
     /// - Throws: ``BenchError`` when it cannot start or exits with a non-zero status (with
     ///   the end of its standard error).
+    /// - Parameter timeout: seconds after which the command (its whole process group) is
+    ///   killed and ``TimedOut`` thrown.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], stdin: URL? = nil) throws -> Result {
+    static func run(_ program: String, _ arguments: [String], stdin: URL? = nil, timeout: Double? = nil) throws -> Result {
         let unique = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let tmp = FileManager.default.temporaryDirectory
         let outURL = tmp.appendingPathComponent("bench-out-\(unique)")
@@ -57,14 +59,27 @@ enum ChildProcess {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
 
+        // Its own process group, so that a timeout kills the command and not only /usr/bin/time.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+
         var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        let spawned = posix_spawnp(&pid, executable, &actions, nil, cArguments, environ)
+        let spawned = posix_spawnp(&pid, executable, &actions, &attributes, cArguments, environ)
         guard spawned == 0 else { throw BenchError("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        let watchdog = Watchdog(group: pid)
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { watchdog.fire() }
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let killed = watchdog.finish()
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if killed, let timeout { throw TimedOut(command: ([program] + arguments).joined(separator: " "), seconds: timeout) }
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 
@@ -72,7 +87,7 @@ enum ChildProcess {
         let stdout = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         guard exitCode == 0 else {
             let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-            throw BenchError("\(([program] + arguments).joined(separator: " ")) exited \(exitCode): \(stderr.suffix(600))")
+            throw BenchError("\(([program] + arguments).map { $0.count > 80 ? $0.prefix(60) + "…" : $0 }.joined(separator: " ")) exited \(exitCode): \(stderr.suffix(600))")
         }
         var peak: Double?
         if timeTool != nil, let text = try? String(contentsOf: memURL, encoding: .utf8),
@@ -80,6 +95,33 @@ enum ChildProcess {
             peak = kib / 1024
         }
         return Result(sample: Sample(wall: wall, cpu: cpu, peakMiB: peak), stdout: stdout)
+    }
+
+    /// A command killed after its time limit.
+    struct TimedOut: Error, CustomStringConvertible {
+        var command: String
+        var seconds: Double
+        var description: String { String(format: "timed out after %.0f s: %@", seconds, command) }
+    }
+
+    /// Kills a process group at its deadline unless the process finished first.
+    final class Watchdog: @unchecked Sendable {
+        private let lock = NSLock()
+        private let group: pid_t
+        private var done = false
+        private var killed = false
+        init(group: pid_t) { self.group = group }
+        func fire() {
+            lock.withLock {
+                guard !done else { return }
+                killed = true
+                kill(-group, SIGKILL)
+            }
+        }
+        /// Marks the process finished; returns whether it was killed.
+        func finish() -> Bool {
+            lock.withLock { done = true; return killed }
+        }
     }
 
     /// Runs a command that reports its own timing on the last line of standard output as
@@ -94,7 +136,7 @@ enum ChildProcess {
 
     /// Runs `deck` with `arguments` (quietly, without progress bars).
     @discardableResult
-    static func deck(_ arguments: [String]) throws -> Result {
-        try run(deckTool, arguments)
+    static func deck(_ arguments: [String], timeout: Double? = nil) throws -> Result {
+        try run(deckTool, arguments, timeout: timeout)
     }
 }

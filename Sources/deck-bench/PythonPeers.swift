@@ -11,7 +11,7 @@ enum PythonPeers {
         deck = genanki.Deck(2059400110, "Bench")
         with open(sys.argv[1], newline="") as f:
             for row in csv.DictReader(f):
-                deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=[row["front"], row["back"]], tags=row["tags"].split()))
+                deck.add_note(genanki.Note(model=genanki.BASIC_MODEL, fields=[row["front"], row["back"]], tags=row.get("tags", "").split()))
         genanki.Package(deck).write_to_file(sys.argv[2])
         print(time.perf_counter() - wall, time.process_time() - cpu)
         """

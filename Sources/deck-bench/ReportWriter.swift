@@ -52,6 +52,7 @@ struct ReportWriter {
             let name: String, ours_s: Double, ours_cpu_s: Double, peak_mib: Double?, cards: Int, kind = "scaling"
         }
         for point in points {
+            if point.timed_out { continue }
             let line = ScalingLine(name: "scaling: \(point.operation), \(point.cards) cards", ours_s: point.wall_s, ours_cpu_s: point.cpu_s,
                                    peak_mib: point.peak_mib, cards: point.cards)
             if let data = try? encoder.encode(line) { text += String(decoding: data, as: UTF8.self) + "\n" }
@@ -65,12 +66,12 @@ struct ReportWriter {
         guard !points.isEmpty else { return [] }
         func chart(_ title: String, _ yLabel: String, _ value: (Scaling.Point) -> Double?, guide: Bool) -> String {
             var series: [SVGLineChart.Series] = Scaling.operations.compactMap { operation in
-                let values = points.filter { $0.operation == operation }.compactMap { p in value(p).map { (x: Double(p.cards), y: $0) } }
+                let values = points.filter { $0.operation == operation && !$0.timed_out }.compactMap { p in value(p).map { (x: Double(p.cards), y: $0) } }
                 return values.isEmpty ? nil : SVGLineChart.Series(name: operation, points: values)
             }
             if guide, let first = info.sizes.min(), let last = info.sizes.max(), last > first {
                 // A line of slope 1 through the geometric mean of the smallest size's values.
-                let ys = points.filter { $0.cards == first }.compactMap(value).filter { $0 > 0 }
+                let ys = points.filter { $0.cards == first && !$0.timed_out }.compactMap(value).filter { $0 > 0 }
                 if !ys.isEmpty {
                     let y0 = exp(ys.map(log).reduce(0, +) / Double(ys.count))
                     series.append(.init(name: "linear growth (guide)", points: [(Double(first), y0), (Double(last), y0 * Double(last) / Double(first))], dashed: true))
@@ -176,10 +177,11 @@ struct ReportWriter {
             for operation in Scaling.operations {
                 let row = sizes.map { size -> String in
                     guard let p = points.first(where: { $0.operation == operation && $0.cards == size }) else { return "—" }
+                    if p.timed_out { return String(format: "killed after %.0f s", p.wall_s) }
                     return "\(seconds(p.wall_s)) / \(seconds(p.cpu_s)) / \(mib(p.peak_mib))"
                 }
                 let growth: String
-                let ps = points.filter { $0.operation == operation }.sorted { $0.cards < $1.cards }
+                let ps = points.filter { $0.operation == operation && !$0.timed_out }.sorted { $0.cards < $1.cards }
                 if let first = ps.first, let last = ps.last, last.cards > first.cards, first.cpu_s > 0 {
                     let decades = log10(Double(last.cards) / Double(first.cards))
                     growth = String(format: "%.1fx", pow(last.cpu_s / first.cpu_s, 1 / decades))

@@ -14,6 +14,8 @@ enum Scaling {
         let wall_s: Double
         let cpu_s: Double
         let peak_mib: Double?
+        /// Killed at its time limit: `wall_s` is the limit, not a measurement.
+        var timed_out = false
     }
 
     /// The files built for one size.
@@ -26,11 +28,13 @@ enum Scaling {
 
     /// The curves, in the order the report draws them.
     static let operations = [
-        "insert+save", "fetch as models", "predicate query (1% of rows)", "deck import CSV", "deck export apkg",
+        "insert+save", "fetch as models", "predicate query (1% of rows)", "deck import CSV", "deck import CSV with tags", "deck export apkg",
         "deck import apkg", "deck archive zip", "deck info (open+count)",
     ]
 
-    static func run(sizes: [Int], scratch: Scratch, log: (String) -> Void) throws -> (points: [Point], datasets: [Int: Dataset]) {
+    /// - Parameter taggedTimeout: the time limit of each tagged CSV import; after one is
+    ///   killed, larger sizes are not tried.
+    static func run(sizes: [Int], taggedTimeout: Double, scratch: Scratch, log: (String) -> Void) throws -> (points: [Point], datasets: [Int: Dataset]) {
         var points: [Point] = []
         var datasets: [Int: Dataset] = [:]
         func add(_ operation: String, _ cards: Int, _ sample: Sample) {
@@ -56,6 +60,19 @@ enum Scaling {
             let deck = scratch.file("deck-\(cards).sampledeck")
             try ChildProcess.deck(["create", deck.path, "--quiet"])
             add("deck import CSV", cards, try ChildProcess.deck(["import", deck.path, csv.path, "--quiet", "--no-progress"]).sample)
+            if !points.contains(where: { $0.timed_out }) {
+                let tagged = scratch.file("tagged-\(cards).csv"), taggedDeck = scratch.file("tagged-\(cards).sampledeck")
+                try CLIBench.writeCSV(to: tagged, rows: cards, tags: true)
+                try ChildProcess.deck(["create", taggedDeck.path, "--quiet"])
+                do {
+                    add("deck import CSV with tags", cards,
+                        try ChildProcess.deck(["import", taggedDeck.path, tagged.path, "--quiet", "--no-progress"], timeout: taggedTimeout).sample)
+                } catch is ChildProcess.TimedOut {
+                    points.append(Point(operation: "deck import CSV with tags", cards: cards, wall_s: taggedTimeout, cpu_s: 0, peak_mib: nil, timed_out: true))
+                    log(String(format: "scaling deck import CSV with tags %9d cards  killed after %.0f s; larger sizes skipped", cards, taggedTimeout))
+                }
+                CLIBench.remove(tagged, taggedDeck)
+            }
             let apkg = scratch.file("deck-\(cards).apkg")
             add("deck export apkg", cards, try ChildProcess.deck(["export", deck.path, "-o", apkg.path, "--quiet", "--no-progress"]).sample)
             let imported = scratch.file("imported-\(cards).sampledeck")

@@ -34,6 +34,8 @@ case "open-count" where arguments.count == 2:
 case "profile" where arguments.count == 2:
     // Runs one of our operations alone, for perf/callgrind.
     let scratch = try Scratch()
+/// The time limit of one tagged CSV import (`--tagged-timeout`): its cost grew quadratically when this suite was written.
+let taggedTimeout = option("--tagged-timeout").flatMap { Double($0) } ?? (quick ? 30 : 90)
     let url = scratch.file("profile.sqlite")
     if arguments[1] == "insert" {
         let kept = try PersistenceBench.oursInsert(url: url, count: 100_000)
@@ -72,6 +74,8 @@ let loadAtStart = Machine.loadAverage()
 let barCards = quick ? 5_000 : 100_000, bigCards = quick ? 20_000 : 1_000_000
 let sizes = quick ? [1_000, 5_000, 20_000] : [10_000, 100_000, 1_000_000]
 let scratch = try Scratch()
+/// The time limit of one tagged CSV import (`--tagged-timeout`): its cost grew quadratically when this suite was written.
+let taggedTimeout = option("--tagged-timeout").flatMap { Double($0) } ?? (quick ? 30 : 90)
 var results: [Measurement] = []
 var failures: [String] = []
 var extra: [(title: String, rows: [Measurement])] = []
@@ -147,7 +151,7 @@ if wanted("scaling") || ["csv", "export", "import", "archive", "open"].contains(
     log("— scaling")
     do {
         let curveSizes = wanted("scaling") ? sizes : [barCards, bigCards]
-        let built = try Scaling.run(sizes: Array(Set(curveSizes)).sorted(), scratch: scratch, log: log)
+        let built = try Scaling.run(sizes: Array(Set(curveSizes)).sorted(), taggedTimeout: taggedTimeout, scratch: scratch, log: log)
         if wanted("scaling") { points = built.points }
         datasets = built.datasets
     } catch {
@@ -163,7 +167,11 @@ if wanted("scaling") || ["csv", "export", "import", "archive", "open"].contains(
 
 let genankiPackage = scratch.file("genanki.apkg")
 let pythonPeers = PythonPeers.available
-section("csv") { [try CLIBench.csvImport(try dataset(barCards), runs: runs, scratch: scratch)] }
+section("csv") {
+    [try CLIBench.csvImport(try dataset(barCards), runs: runs, scratch: scratch),
+     try CLIBench.csvImportWithTags(rows: barCards, timeout: taggedTimeout,
+                                    alreadyTimedOut: points.contains { $0.timed_out && $0.cards <= barCards }, scratch: scratch)]
+}
 section("export") {
     guard pythonPeers else { throw BenchError("python3 cannot import genanki and anki (make pydeps installs them)") }
     return [try CLIBench.apkgExport(try dataset(barCards), runs: runs, scratch: scratch, genankiOutput: genankiPackage)]
