@@ -66,3 +66,18 @@ FUZZ_SECONDS ?= 60
 reliability: deps
 	$(SWIFT) build --build-tests
 	RELIABILITY_KILLS=$(KILLS) RELIABILITY_FULL=1 $(SWIFT) test --skip-build --filter ReliabilityTests
+
+# The whole test suite under AddressSanitizer / ThreadSanitizer (own build paths; the tests
+# run the sanitized `deck` too). SANITIZER_TEST_ARGS narrows a run, e.g. --filter ReliabilityTests.
+asan: deps pydeps
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+	$(SWIFT) test --skip-build --sanitize=address --build-path .build/asan $(SANITIZER_TEST_ARGS)
+
+tsan: deps pydeps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
+	$(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan $(SANITIZER_TEST_ARGS)
+
+# libFuzzer targets in Fuzz/ (filter parser, CSV reader, manifest reader, archive and apkg
+# readers), each run for FUZZ_SECONDS; crashes land in .build/fuzz/artifacts/.
+fuzz: deps
+	sh Fuzz/run.sh $(FUZZ_SECONDS)
