@@ -107,6 +107,7 @@ struct ImportCommand: ParsableCommand {
         defer { progress.finish() }
         var bytesBefore = 0
         var textReport = DeckTextImporter.Report()
+        var links = BulkLinks()
         var textFiles = 0
         for (index, file) in files.enumerated() {
             let format = format(of: file)
@@ -120,7 +121,7 @@ struct ImportCommand: ParsableCommand {
                 try ErrorMapping.run(path: file) {
                     var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
                                              : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
-                    try importer.add(from: &reader, into: document, report: &textReport)
+                    try importer.add(from: &reader, into: document, links: &links, report: &textReport)
                 }
                 textFiles += 1
             case let format?:
@@ -142,7 +143,7 @@ struct ImportCommand: ParsableCommand {
         }
         if textFiles > 0 {
             try ErrorMapping.run(path: deck) {
-                do { try document.saveRebuildingSearchIndex() } catch {
+                do { try document.saveRebuildingSearchIndex(links: links) } catch {
                     document.mainContext.rollback()
                     throw error
                 }

@@ -27,7 +27,7 @@ extension DeckDocument {
         return result
     }
 
-    /// Saves pending changes with the full-text index triggers suspended, then rebuilds the
+    /// Saves pending changes and `links` with the full-text index triggers suspended, then rebuilds the
     /// index in one statement. For large imports: keeping the index by triggers costs a
     /// subquery and an index update per card and per tag link; one rebuild is several times
     /// cheaper. Everything (the triggers' removal, the rows, the rebuild) happens in one
@@ -36,12 +36,12 @@ extension DeckDocument {
     /// Cost: the rebuild reads every card of the deck, so for a handful of cards added to a large
     /// deck ``save()`` is cheaper.
     /// - Throws: ``DeckError`` `readOnly`; the persistence error of a failed save.
-    public func saveRebuildingSearchIndex() throws {
+    public func saveRebuildingSearchIndex(links: BulkLinks = BulkLinks()) throws {
         try requireOpen()
         guard mode == .readWrite else {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
-        guard mainContext.hasChanges else { return try save() }
+        guard mainContext.hasChanges || !links.isEmpty else { return try save() }
         let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
         try container.withDatabase(for: Card.self) { db in
             try db.execute("SAVEPOINT bulk_import")
@@ -52,6 +52,7 @@ extension DeckDocument {
             }
             try mainContext.save()
             try container.withDatabase(for: Card.self) { db in
+                try Self.writeLinks(links, into: db)
                 try DeckStore.rebuildSearch(db)
                 for statement in DeckStore.searchDDL { try db.execute(statement) }
                 try db.execute("RELEASE bulk_import")
@@ -64,5 +65,83 @@ extension DeckDocument {
             throw error
         }
         try save()
+    }
+}
+
+/// Tag and media links of new cards, written in SQL by
+/// ``DeckDocument/saveRebuildingSearchIndex(links:)`` rather than through the cards' `tags` and
+/// `media` relationships: keeping a relationship's inverse in memory costs time in proportion to
+/// the tag's number of cards, which makes a large import quadratic. Tags are created by name
+/// when missing. Cards linked this way show their tags once reloaded (a fresh fetch or context).
+public struct BulkLinks {
+    var tags: [(card: Card, names: [String])] = []
+    var media: [(card: Card, fileNames: [String])] = []
+    var extraTags: [String] = []
+
+    /// No links.
+    public init() {}
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { tags.isEmpty && media.isEmpty && extraTags.isEmpty }
+
+    /// Tags `card` with `names` (empty and repeated names ignored).
+    public mutating func tag(_ card: Card, with names: [String]) {
+        if !names.isEmpty { tags.append((card, names)) }
+    }
+
+    /// Links `card` to the media files named `fileNames` (``MediaReference/fileName``, saved or pending).
+    public mutating func attach(_ card: Card, media fileNames: [String]) {
+        if !fileNames.isEmpty { media.append((card, fileNames)) }
+    }
+
+    /// Creates tags no card needs to carry.
+    public mutating func ensureTags(_ names: [String]) {
+        extraTags.append(contentsOf: names)
+    }
+}
+
+extension DeckDocument {
+    static func writeLinks(_ links: BulkLinks, into db: Database) throws {
+        guard !links.isEmpty else { return }
+        var tagKeys: [String: Int64] = [:]
+        let existing = try db.prepare("SELECT \"pk\", \"name\" FROM \"Tag\"")
+        while try existing.step() { tagKeys[existing.string(at: 1)] = existing.int64(at: 0) }
+        let insertTag = try db.prepare("INSERT INTO \"Tag\"(\"name\") VALUES (?)")
+        func tagKey(_ raw: String) throws -> Int64? {
+            let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty else { return nil }
+            if let key = tagKeys[name] { return key }
+            insertTag.reset()
+            insertTag.bind(text: name, at: 1)
+            _ = try insertTag.step()
+            let key = db.lastInsertRowID
+            tagKeys[name] = key
+            return key
+        }
+        for name in links.extraTags { _ = try tagKey(name) }
+        let link = try db.prepare("INSERT OR IGNORE INTO \"Card_tags\"(\"source\", \"target\") VALUES (?, ?)")
+        for (card, names) in links.tags {
+            for name in names {
+                guard let key = try tagKey(name) else { continue }
+                link.reset()
+                link.bind(int64: card.id, at: 1)
+                link.bind(int64: key, at: 2)
+                _ = try link.step()
+            }
+        }
+        guard !links.media.isEmpty else { return }
+        var mediaKeys: [String: Int64] = [:]
+        let media = try db.prepare("SELECT \"pk\", \"fileName\" FROM \"MediaReference\"")
+        while try media.step() { mediaKeys[media.string(at: 1)] = media.int64(at: 0) }
+        let attach = try db.prepare("INSERT OR IGNORE INTO \"Card_media\"(\"source\", \"target\") VALUES (?, ?)")
+        for (card, fileNames) in links.media {
+            for fileName in fileNames {
+                guard let key = mediaKeys[fileName] else { continue }
+                attach.reset()
+                attach.bind(int64: card.id, at: 1)
+                attach.bind(int64: key, at: 2)
+                _ = try attach.step()
+            }
+        }
     }
 }

@@ -76,7 +76,7 @@ public struct AnkiImporter: Sendable {
         let media = try importMedia(of: reader, into: document, report: &report)
 
         var existing = try document.savedAnkiGUIDs()
-        var tags = try document.tagsByName()
+        var links = BulkLinks()
         var otherTypes: Set<String> = []
         let context = document.mainContext
         let creation = reader.creationTime
@@ -120,30 +120,18 @@ public struct AnkiImporter: Sendable {
                 AnkiScheduling.apply(first.card, collectionCreation: creation, to: card)
             }
             context.insert(card)
-            var cardTags: [Tag] = []
-            var seenTags: Set<String> = []
-            for name in note.tags where !name.isEmpty && seenTags.insert(name).inserted {
-                if let tag = tags[name] {
-                    cardTags.append(tag)
-                } else {
-                    let tag = Tag(name: name)
-                    context.insert(tag)
-                    tags[name] = tag
-                    cardTags.append(tag)
-                }
-            }
-            if !cardTags.isEmpty { card.tags = cardTags }
+            links.tag(card, with: note.tags)
             if !media.references.isEmpty {
-                var linked: [MediaReference] = []
+                var linked: [String] = []
                 var seen: Set<String> = []
                 for field in fields {
                     for name in MediaNames.references(in: field) {
                         if let reference = media.references[name], seen.insert(reference.fileName).inserted {
-                            linked.append(reference)
+                            linked.append(reference.fileName)
                         }
                     }
                 }
-                if !linked.isEmpty { card.media = linked }
+                links.attach(card, media: linked)
             }
             if let reviews = reviewsOfNote[note.id] {
                 var models: [Review] = []
@@ -160,7 +148,7 @@ public struct AnkiImporter: Sendable {
         }
 
         report.otherNoteTypes = otherTypes.sorted()
-        try document.saveRebuildingSearchIndex()
+        try document.saveRebuildingSearchIndex(links: links)
         return report
     }
 

@@ -141,16 +141,8 @@ public struct DeckJSONImporter: Sendable {
             try document.setTitle(file.title)
             try document.setDeckDescription(file.description)
         }
-        var tags = try document.tagsByName()
-        func tag(_ name: String) -> Tag? {
-            guard !name.isEmpty else { return nil }
-            if let existing = tags[name] { return existing }
-            let created = Tag(name: name)
-            document.mainContext.insert(created)
-            tags[name] = created
-            return created
-        }
-        for name in file.tags { _ = tag(name) }
+        var links = BulkLinks()
+        links.ensureTags(file.tags)
 
         var media: [String: MediaReference] = [:]
         for item in file.media {
@@ -205,10 +197,8 @@ public struct DeckJSONImporter: Sendable {
             card.ankiGUID = entry.ankiGUID
             card.deckPath = entry.deckPath
             context.insert(card)
-            let cardTags = entry.tags.compactMap(tag)
-            if !cardTags.isEmpty { card.tags = cardTags }
-            let cardMedia = entry.media.compactMap { media[$0] }
-            if !cardMedia.isEmpty { card.media = cardMedia }
+            links.tag(card, with: entry.tags)
+            links.attach(card, media: entry.media.compactMap { media[$0]?.fileName })
             if !entry.reviews.isEmpty {
                 var models: [Review] = []
                 for (review, date) in zip(entry.reviews, reviewDates) {
@@ -221,7 +211,7 @@ public struct DeckJSONImporter: Sendable {
             }
             report.cardsAdded += 1
         }
-        try document.saveRebuildingSearchIndex()
+        try document.saveRebuildingSearchIndex(links: links)
         return report
     }
 

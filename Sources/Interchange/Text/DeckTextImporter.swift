@@ -32,12 +32,12 @@ public struct DeckTextImporter {
         self.progress = progress
     }
 
-    /// Imports every row of `reader` into `document` without saving (call
-    /// ``DeckDocument/saveRebuildingSearchIndex()`` or ``DeckDocument/save()`` after).
+    /// Imports every row of `reader` into `document` without saving; the rows' tags go into
+    /// `links` (call ``DeckDocument/saveRebuildingSearchIndex(links:)`` after).
     /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
-    public func add(from reader: inout TextImportReader, into document: DeckDocument, report: inout Report) throws {
+    public func add(from reader: inout TextImportReader, into document: DeckDocument, links: inout BulkLinks,
+                    report: inout Report) throws {
         var existing = try document.savedAnkiGUIDs()
-        var tags = try document.tagsByName()
         let context = document.mainContext
         var count = 0
         while let row = try reader.next() {
@@ -61,22 +61,7 @@ public struct DeckTextImporter {
             if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
             if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }
             context.insert(card)
-            var cardTags: [Tag] = []
-            var seen: Set<String> = []
-            for raw in row.tags {
-                for part in raw.split(whereSeparator: \.isWhitespace) where seen.insert(String(part)).inserted {
-                    let name = String(part)
-                    if let tag = tags[name] {
-                        cardTags.append(tag)
-                    } else {
-                        let tag = Tag(name: name)
-                        context.insert(tag)
-                        tags[name] = tag
-                        cardTags.append(tag)
-                    }
-                }
-            }
-            if !cardTags.isEmpty { card.tags = cardTags }
+            links.tag(card, with: row.tags.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) })
             report.cardsAdded += 1
         }
         progress?(reader.bytesConsumed)
@@ -88,9 +73,10 @@ public struct DeckTextImporter {
     public func importFile(at url: URL, into document: DeckDocument) throws -> Report {
         var reader = try TextImportReader(url: url, settings: settings)
         var report = Report()
+        var links = BulkLinks()
         do {
-            try add(from: &reader, into: document, report: &report)
-            try document.saveRebuildingSearchIndex()
+            try add(from: &reader, into: document, links: &links, report: &report)
+            try document.saveRebuildingSearchIndex(links: links)
         } catch {
             document.mainContext.rollback()
             throw error
