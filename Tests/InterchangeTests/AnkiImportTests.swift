@@ -132,3 +132,45 @@ import Testing
                 == ["red dot.png", "b c.jpg", "d.gif", "a.mp3"])
     }
 }
+
+@Suite struct BulkImportTests {
+    @Test func batchesKeepTagsMediaReviewsAndTheSearchIndex() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let media = try deck.addMedia(Data([1, 2, 3]), originalName: "a.png")
+        try deck.bulkImport(batchSize: 2) { session in
+            for index in 0..<5 {
+                let card = BasicCard(front: "front \(index)", back: "back")
+                try session.add(card, tags: ["t\(index % 2)", "all"], media: index == 4 ? [media.fileName] : [],
+                                reviews: [Review(date: Date(timeIntervalSince1970: Double(index)), ease: 3, interval: 1, duration: 1)])
+            }
+            session.ensureTags(["unused"])
+        }
+        #expect(try deck.cardCount() == 5)
+        #expect(try deck.allTags().map(\.name) == ["all", "t0", "t1", "unused"])
+        var snapshots: [CardSnapshot] = []
+        try deck.forEachCardSnapshot { snapshots.append($0) }
+        #expect(snapshots.map(\.tags) == [["all", "t0"], ["all", "t1"], ["all", "t0"], ["all", "t1"], ["all", "t0"]])
+        #expect(snapshots.map(\.media.count) == [0, 0, 0, 0, 1])
+        #expect(snapshots.map(\.reviews.count) == [1, 1, 1, 1, 1])
+        #expect(try deck.search("t1", limit: nil).count == 2)
+        #expect(deck.check().isEmpty)
+    }
+
+    @Test func aFailureLeavesNothing() throws {
+        struct Stop: Error {}
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        #expect(throws: Stop.self) {
+            try deck.bulkImport(batchSize: 2) { session in
+                for index in 0..<5 { try session.add(BasicCard(front: "f\(index)", back: ""), tags: ["x"]) }
+                throw Stop()
+            }
+        }
+        #expect(try deck.cardCount() == 0)
+        #expect(try deck.allTags().isEmpty)
+        _ = try deck.addCard(kind: .basic, front: "after", back: "", tags: [])
+        try deck.save()
+        #expect(try deck.search("after", limit: nil).count == 1)  // the triggers are back
+    }
+}

@@ -28,7 +28,7 @@ struct ImportCommand: ParsableCommand {
 
             CSV and TSV: a header row such as front,back,tags names the columns; Anki's text headers (#separator:, \
             #columns:, #notetype:, #deck:, #guid column:, …) are understood. Tags are separated by spaces. All CSV and \
-            TSV files of one command are added in one transaction: on an error nothing is added.
+            TSV files of one command are added first, in one transaction: on an error none of them is added.
 
             JSON: a file written by 'deck export --format json' (see Schemas/sampledeck.schema.json); media come from \
             the file itself or from a Media folder beside it. With --create the new deck takes the file's title.
@@ -105,51 +105,50 @@ struct ImportCommand: ParsableCommand {
         let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Importing",
                                    isEnabled: !output.noProgress && !output.quiet)
         defer { progress.finish() }
-        var bytesBefore = 0
-        var textReport = DeckTextImporter.Report()
-        var links = BulkLinks()
-        var textFiles = 0
-        for (index, file) in files.enumerated() {
-            let format = format(of: file)
-            switch format {
-            case nil, .csv?, .tsv?:
-                var settings = TextImportSettings()
-                if format == .csv { settings.separator = .comma }
-                if format == .tsv { settings.separator = .tab }
-                let offset = bytesBefore
-                let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
-                try ErrorMapping.run(path: file) {
-                    var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
-                                             : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
-                    try importer.add(from: &reader, into: document, links: &links, report: &textReport)
-                }
-                textFiles += 1
-            case let format?:
-                let summary = try ErrorMapping.run(path: file) {
-                    try withFile(file, format: format) { url in
-                        try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle)
-                    }
-                }
-                total.cardsAdded += summary.cardsAdded
-                total.duplicatesSkipped += summary.duplicatesSkipped
-                total.mappedAsOther += summary.mappedAsOther
-                total.otherNoteTypes = Array(Set(total.otherNoteTypes + summary.otherNoteTypes)).sorted()
-                total.mediaFiles += summary.mediaFiles
-                total.missingMedia += summary.missingMedia
-                total.reviews += summary.reviews
-            }
-            bytesBefore += sizes[index]
-            progress.update(completed: bytesBefore)
-        }
-        if textFiles > 0 {
+        var completed = 0
+        // CSV and TSV files first, all in one transaction.
+        let textFiles = files.indices.filter { [nil, .csv, .tsv].contains(format(of: files[$0])) }
+        if !textFiles.isEmpty {
+            var textReport = DeckTextImporter.Report()
             try ErrorMapping.run(path: deck) {
-                do { try document.saveRebuildingSearchIndex(links: links) } catch {
-                    document.mainContext.rollback()
-                    throw error
+                try document.bulkImport { session in
+                    for index in textFiles {
+                        let file = files[index], format = format(of: file)
+                        var settings = TextImportSettings()
+                        if format == .csv { settings.separator = .comma }
+                        if format == .tsv { settings.separator = .tab }
+                        let offset = completed
+                        let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
+                        try ErrorMapping.run(path: file) {
+                            var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
+                                                     : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
+                            try importer.add(from: &reader, to: session, report: &textReport)
+                        }
+                        completed += sizes[index]
+                        progress.update(completed: completed)
+                    }
                 }
             }
             total.cardsAdded += textReport.cardsAdded
             total.duplicatesSkipped += textReport.duplicatesSkipped
+        }
+        // Then each JSON file and Anki package in a transaction of its own.
+        for (index, file) in files.enumerated() {
+            guard let format = format(of: file), format != .csv, format != .tsv else { continue }
+            let summary = try ErrorMapping.run(path: file) {
+                try withFile(file, format: format) { url in
+                    try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle)
+                }
+            }
+            total.cardsAdded += summary.cardsAdded
+            total.duplicatesSkipped += summary.duplicatesSkipped
+            total.mappedAsOther += summary.mappedAsOther
+            total.otherNoteTypes = Array(Set(total.otherNoteTypes + summary.otherNoteTypes)).sorted()
+            total.mediaFiles += summary.mediaFiles
+            total.missingMedia += summary.missingMedia
+            total.reviews += summary.reviews
+            completed += sizes[index]
+            progress.update(completed: completed)
         }
         return total
     }

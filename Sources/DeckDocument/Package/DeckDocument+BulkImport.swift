@@ -27,32 +27,36 @@ extension DeckDocument {
         return result
     }
 
-    /// Saves pending changes and `links` with the full-text index triggers suspended, then rebuilds the
-    /// index in one statement. For large imports: keeping the index by triggers costs a
-    /// subquery and an index update per card and per tag link; one rebuild is several times
-    /// cheaper. Everything (the triggers' removal, the rows, the rebuild) happens in one
-    /// transaction, so a failure leaves the deck as it was, triggers included.
+    /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which saves them
+    /// in batches from fresh contexts (so memory stays bounded by the batch size, not the import),
+    /// writes their tag and media links in SQL, and keeps the full-text index triggers suspended
+    /// until one rebuild at the end. Everything happens in one transaction: when `body` or a save
+    /// throws, nothing of the import stays in the deck (media files already written stay in
+    /// `Media/`, unreferenced). Pending changes of ``mainContext`` (media references, the title)
+    /// are saved with it.
     ///
-    /// Cost: the rebuild reads every card of the deck, so for a handful of cards added to a large
-    /// deck ``save()`` is cheaper.
-    /// - Throws: ``DeckError`` `readOnly`; the persistence error of a failed save.
-    public func saveRebuildingSearchIndex(links: BulkLinks = BulkLinks()) throws {
+    /// Cost: the rebuild reads every card of the deck once; for a handful of cards, ``addCard(kind:front:back:tags:)``
+    /// and ``save()`` are cheaper.
+    /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
+    public func bulkImport<T>(batchSize: Int = 5_000, _ body: (BulkImport) throws -> T) throws -> T {
         try requireOpen()
         guard mode == .readWrite else {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
-        guard mainContext.hasChanges || !links.isEmpty else { return try save() }
         let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
         try container.withDatabase(for: Card.self) { db in
             try db.execute("SAVEPOINT bulk_import")
+            for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
         }
+        let result: T
         do {
+            // Media references and the like, added before: saved first so that links find them.
+            if mainContext.hasChanges { try mainContext.save() }
+            let session = BulkImport(document: self, batchSize: batchSize)
+            result = try body(session)
+            try session.flush()
+            if mainContext.hasChanges { try mainContext.save() }
             try container.withDatabase(for: Card.self) { db in
-                for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
-            }
-            try mainContext.save()
-            try container.withDatabase(for: Card.self) { db in
-                try Self.writeLinks(links, into: db)
                 try DeckStore.rebuildSearch(db)
                 for statement in DeckStore.searchDDL { try db.execute(statement) }
                 try db.execute("RELEASE bulk_import")
@@ -62,40 +66,96 @@ extension DeckDocument {
                 try db.execute("ROLLBACK TO bulk_import")
                 try db.execute("RELEASE bulk_import")
             }
+            mainContext.rollback()
             throw error
         }
         try save()
+        return result
     }
 }
 
-/// Tag and media links of new cards, written in SQL by
-/// ``DeckDocument/saveRebuildingSearchIndex(links:)`` rather than through the cards' `tags` and
+/// A bulk import in progress (see ``DeckDocument/bulkImport(batchSize:_:)``): cards go into
+/// ``context`` and are saved every ``batchSize`` cards, then the context is replaced by a fresh
+/// one, so models of saved batches are released.
+public final class BulkImport {
+    /// The deck imported into.
+    public let document: DeckDocument
+    /// The context of the current batch. Don't keep models of one batch for the next.
+    public private(set) var context: ModelContext
+    /// Cards per batch.
+    public let batchSize: Int
+    /// Cards added so far.
+    public private(set) var cardsAdded = 0
+    private var links = BulkLinks()
+    private var pending = 0
+
+    init(document: DeckDocument, batchSize: Int) {
+        self.document = document
+        self.batchSize = max(1, batchSize)
+        context = ModelContext(document.container)
+    }
+
+    /// Adds a card with its tags (by name, created when missing), its media (by
+    /// ``MediaReference/fileName``; add them with ``DeckDocument/addMedia(_:originalName:mime:)``
+    /// first) and its review history.
+    /// - Throws: the store's error when a batch is saved.
+    public func add(_ card: Card, tags: [String] = [], media: [String] = [], reviews: [Review] = []) throws {
+        context.insert(card)
+        if !reviews.isEmpty {
+            for review in reviews { context.insert(review) }
+            card.reviews = reviews
+        }
+        links.tag(card, with: tags)
+        links.attach(card, media: media)
+        pending += 1
+        cardsAdded += 1
+        if pending >= batchSize { try flush() }
+    }
+
+    /// Creates tags no card needs to carry (written with the next batch).
+    public func ensureTags(_ names: [String]) {
+        links.ensureTags(names)
+    }
+
+    /// Saves the current batch and its links, and starts a fresh context.
+    func flush() throws {
+        guard pending > 0 || !links.isEmpty else { return }
+        try context.save()
+        let batch = links
+        try document.container.withDatabase(for: Card.self) { db in try DeckDocument.writeLinks(batch, into: db) }
+        links = BulkLinks()
+        pending = 0
+        context = ModelContext(document.container)
+    }
+}
+
+/// Tag and media links of new cards, written in SQL by a ``BulkImport`` rather than through the cards' `tags` and
 /// `media` relationships: keeping a relationship's inverse in memory costs time in proportion to
 /// the tag's number of cards, which makes a large import quadratic. Tags are created by name
 /// when missing. Cards linked this way show their tags once reloaded (a fresh fetch or context).
-public struct BulkLinks {
+struct BulkLinks {
     var tags: [(card: Card, names: [String])] = []
     var media: [(card: Card, fileNames: [String])] = []
     var extraTags: [String] = []
 
     /// No links.
-    public init() {}
+    init() {}
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { tags.isEmpty && media.isEmpty && extraTags.isEmpty }
+    var isEmpty: Bool { tags.isEmpty && media.isEmpty && extraTags.isEmpty }
 
     /// Tags `card` with `names` (empty and repeated names ignored).
-    public mutating func tag(_ card: Card, with names: [String]) {
+    mutating func tag(_ card: Card, with names: [String]) {
         if !names.isEmpty { tags.append((card, names)) }
     }
 
     /// Links `card` to the media files named `fileNames` (``MediaReference/fileName``, saved or pending).
-    public mutating func attach(_ card: Card, media fileNames: [String]) {
+    mutating func attach(_ card: Card, media fileNames: [String]) {
         if !fileNames.isEmpty { media.append((card, fileNames)) }
     }
 
     /// Creates tags no card needs to carry.
-    public mutating func ensureTags(_ names: [String]) {
+    mutating func ensureTags(_ names: [String]) {
         extraTags.append(contentsOf: names)
     }
 }

@@ -76,21 +76,21 @@ public struct AnkiImporter: Sendable {
         let media = try importMedia(of: reader, into: document, report: &report)
 
         var existing = try document.savedAnkiGUIDs()
-        var links = BulkLinks()
         var otherTypes: Set<String> = []
-        let context = document.mainContext
         let creation = reader.creationTime
-        try reader.forEachNote { note in
-            report.notesRead += 1
-            guard !note.guid.isEmpty else { return try addNote(note) }
-            guard existing.insert(note.guid).inserted else {
-                report.duplicatesSkipped += 1
-                return
+        try document.bulkImport { session in
+            try reader.forEachNote { note in
+                report.notesRead += 1
+                guard !note.guid.isEmpty else { return try addNote(note, session) }
+                guard existing.insert(note.guid).inserted else {
+                    report.duplicatesSkipped += 1
+                    return
+                }
+                try addNote(note, session)
             }
-            try addNote(note)
         }
 
-        func addNote(_ note: AnkiNote) throws {
+        func addNote(_ note: AnkiNote, _ session: BulkImport) throws {
             let mapping = mappings[note.noteTypeID] ?? AnkiNoteMapping(fallbackFieldCount: note.fields.count)
             if mapping.rule == .other {
                 report.mappedAsOther += 1
@@ -119,10 +119,8 @@ public struct AnkiImporter: Sendable {
                 if deckID != 1, let name = deckNames[deckID] { card.deckPath = name }
                 AnkiScheduling.apply(first.card, collectionCreation: creation, to: card)
             }
-            context.insert(card)
-            links.tag(card, with: note.tags)
+            var linked: [String] = []
             if !media.references.isEmpty {
-                var linked: [String] = []
                 var seen: Set<String> = []
                 for field in fields {
                     for name in MediaNames.references(in: field) {
@@ -131,24 +129,15 @@ public struct AnkiImporter: Sendable {
                         }
                     }
                 }
-                links.attach(card, media: linked)
             }
-            if let reviews = reviewsOfNote[note.id] {
-                var models: [Review] = []
-                for review in reviews {
-                    let model = AnkiScheduling.review(review)
-                    context.insert(model)
-                    models.append(model)
-                }
-                card.reviews = models
-                report.reviews += models.count
-            }
+            let reviews = (reviewsOfNote[note.id] ?? []).map(AnkiScheduling.review)
+            try session.add(card, tags: note.tags, media: linked, reviews: reviews)
+            report.reviews += reviews.count
             report.cardsAdded += 1
             report.cardsByKind[mapping.cardKind.rawValue, default: 0] += 1
         }
 
         report.otherNoteTypes = otherTypes.sorted()
-        try document.saveRebuildingSearchIndex(links: links)
         return report
     }
 

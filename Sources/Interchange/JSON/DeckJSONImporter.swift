@@ -141,8 +141,6 @@ public struct DeckJSONImporter: Sendable {
             try document.setTitle(file.title)
             try document.setDeckDescription(file.description)
         }
-        var links = BulkLinks()
-        links.ensureTags(file.tags)
 
         var media: [String: MediaReference] = [:]
         for item in file.media {
@@ -172,7 +170,8 @@ public struct DeckJSONImporter: Sendable {
         }
 
         var existing = try document.savedAnkiGUIDs()
-        let context = document.mainContext
+        try document.bulkImport { session in
+        session.ensureTags(file.tags)
         for (entry, created, modified, due, reviewDates) in cards {
             if let guid = entry.ankiGUID, !existing.insert(guid).inserted {
                 report.duplicatesSkipped += 1
@@ -196,22 +195,14 @@ public struct DeckJSONImporter: Sendable {
             card.lapses = entry.lapses
             card.ankiGUID = entry.ankiGUID
             card.deckPath = entry.deckPath
-            context.insert(card)
-            links.tag(card, with: entry.tags)
-            links.attach(card, media: entry.media.compactMap { media[$0]?.fileName })
-            if !entry.reviews.isEmpty {
-                var models: [Review] = []
-                for (review, date) in zip(entry.reviews, reviewDates) {
-                    let model = Review(date: date, ease: review.ease, interval: review.interval, duration: review.duration)
-                    context.insert(model)
-                    models.append(model)
-                }
-                card.reviews = models
-                report.reviews += models.count
+            let reviews = zip(entry.reviews, reviewDates).map { review, date in
+                Review(date: date, ease: review.ease, interval: review.interval, duration: review.duration)
             }
+            try session.add(card, tags: entry.tags, media: entry.media.compactMap { media[$0]?.fileName }, reviews: reviews)
+            report.reviews += reviews.count
             report.cardsAdded += 1
         }
-        try document.saveRebuildingSearchIndex(links: links)
+        }
         return report
     }
 

@@ -32,13 +32,11 @@ public struct DeckTextImporter {
         self.progress = progress
     }
 
-    /// Imports every row of `reader` into `document` without saving; the rows' tags go into
-    /// `links` (call ``DeckDocument/saveRebuildingSearchIndex(links:)`` after).
+    /// Adds every row of `reader` to a bulk import (see ``DeckDocument/bulkImport(batchSize:_:)``),
+    /// so several files can be imported in one transaction.
     /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
-    public func add(from reader: inout TextImportReader, into document: DeckDocument, links: inout BulkLinks,
-                    report: inout Report) throws {
-        var existing = try document.savedAnkiGUIDs()
-        let context = document.mainContext
+    public func add(from reader: inout TextImportReader, to session: BulkImport, report: inout Report) throws {
+        var existing = try session.document.savedAnkiGUIDs()
         var count = 0
         while let row = try reader.next() {
             count += 1
@@ -60,8 +58,7 @@ public struct DeckTextImporter {
             }
             if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
             if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }
-            context.insert(card)
-            links.tag(card, with: row.tags.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) })
+            try session.add(card, tags: row.tags.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) })
             report.cardsAdded += 1
         }
         progress?(reader.bytesConsumed)
@@ -73,14 +70,7 @@ public struct DeckTextImporter {
     public func importFile(at url: URL, into document: DeckDocument) throws -> Report {
         var reader = try TextImportReader(url: url, settings: settings)
         var report = Report()
-        var links = BulkLinks()
-        do {
-            try add(from: &reader, into: document, links: &links, report: &report)
-            try document.saveRebuildingSearchIndex(links: links)
-        } catch {
-            document.mainContext.rollback()
-            throw error
-        }
+        try document.bulkImport { session in try add(from: &reader, to: session, report: &report) }
         return report
     }
 
