@@ -168,6 +168,7 @@ extension DeckDocument {
         while try existing.step() { tagKeys[existing.string(at: 1)] = existing.int64(at: 0) }
         let insertTag = try db.prepare("INSERT INTO \"Tag\"(\"name\") VALUES (?)")
         func tagKey(_ raw: String) throws -> Int64? {
+            if let key = tagKeys[raw] { return key }
             let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty else { return nil }
             if let key = tagKeys[name] { return key }
@@ -181,10 +182,11 @@ extension DeckDocument {
         for name in links.extraTags { _ = try tagKey(name) }
         let link = try db.prepare("INSERT OR IGNORE INTO \"Card_tags\"(\"source\", \"target\") VALUES (?, ?)")
         for (card, names) in links.tags {
+            let cardKey = card.id
             for name in names {
                 guard let key = try tagKey(name) else { continue }
                 link.reset()
-                link.bind(int64: card.id, at: 1)
+                link.bind(int64: cardKey, at: 1)
                 link.bind(int64: key, at: 2)
                 _ = try link.step()
             }
@@ -195,10 +197,11 @@ extension DeckDocument {
         while try media.step() { mediaKeys[media.string(at: 1)] = media.int64(at: 0) }
         let attach = try db.prepare("INSERT OR IGNORE INTO \"Card_media\"(\"source\", \"target\") VALUES (?, ?)")
         for (card, fileNames) in links.media {
+            let cardKey = card.id
             for fileName in fileNames {
                 guard let key = mediaKeys[fileName] else { continue }
                 attach.reset()
-                attach.bind(int64: card.id, at: 1)
+                attach.bind(int64: cardKey, at: 1)
                 attach.bind(int64: key, at: 2)
                 _ = try attach.step()
             }
