@@ -14,7 +14,9 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let entity = try requireEntity(T.self)
         let query = try makeQuery(descriptor, entity: entity, columns: .rows)
-        var results: [T] = []
+        // Rows are gathered as existentials (a concrete array type, so appending needs no
+        // generic metadata per row) and turned into `[T]` once at the end.
+        var rows: [any PersistentModel] = []
         try container.store(for: entity).withDatabase { db in
             do {
                 let statement = try db.cachedStatement(query.sql)
@@ -22,11 +24,19 @@ extension ModelContext {
                 try statement.bind(query.arguments)
                 let identities = identityTable(entity)
                 while try statement.step() {
-                    if let model = cast(try materialize(statement, table: entity, identities: identities), to: T.self), model.persistentBackingData.state != .deleted {
-                        results.append(model)
-                    }
+                    let model = try materialize(statement, table: entity, identities: identities)
+                    if model.persistentBackingData.state != .deleted { rows.append(model) }
                 }
             } catch { throw PersistenceError.wrap(error) }
+        }
+        var results: [T] = []
+        if rows.allSatisfy({ ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }) {
+            results = [T](unsafeUninitializedCapacity: rows.count) { buffer, count in
+                for (index, model) in rows.enumerated() { (buffer.baseAddress! + index).initialize(to: unsafeDowncast(model, to: T.self)) }
+                count = rows.count
+            }
+        } else {
+            results = rows.compactMap { $0 as? T }
         }
         if descriptor.includePendingChanges {
             results = try mergePending(results, descriptor: descriptor, entity: entity)
