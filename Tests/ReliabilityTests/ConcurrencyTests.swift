@@ -193,3 +193,29 @@ final class Threads<T: Sendable>: @unchecked Sendable {
         return lock.withLock { (0..<count).compactMap { results[$0] } }
     }
 }
+
+/// Autosave checks run on the scheduler's queue; switching autosave off on the context's own
+/// thread must stop them without a data race (found by `make tsan` in every `deck` process).
+@Suite(.tags(.reliability))
+struct AutosaveRaceTests {
+    @Test("switching autosave off while a check is scheduled on another queue: no race, no later save")
+    func switchingAutosaveOffStopsScheduledChecks() throws {
+        let scratch = try Scratch("autosave")
+        let document = try DeckDocument.create(at: scratch.path("A.sampledeck"), title: "Autosave")
+        let context = ModelContext(document.container)
+        context.autosaveScheduler = DispatchAutosaveScheduler(queue: DispatchQueue.global())
+        // Checks fall due only after autosave is off again (as in `deck`, where DeckDocument
+        // turns the main context's autosave off long before its first check), so the context
+        // itself is only ever used on this thread; the checks may look at nothing but their token.
+        context.autosaveDelay = .milliseconds(50)
+        for _ in 0..<20 {
+            context.autosaveEnabled = true
+            context.autosaveEnabled = false
+        }
+        context.insert(BasicCard(front: "unsaved", back: "b"))
+        usleep(150_000)
+        #expect(context.hasChanges, "a check scheduled before autosave was switched off saved anyway")
+        context.rollback()
+        try document.close()
+    }
+}

@@ -50,6 +50,15 @@ public final class ManualAutosaveScheduler: AutosaveScheduler {
     }
 }
 
+/// A cancellation flag shared between a context and the checks it scheduled.
+final class AutosaveToken: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+    func cancel() { lock.withLock { cancelled = true } }
+}
+
 private struct UncheckedAction: @unchecked Sendable {
     let action: () -> Void
     init(_ action: @escaping () -> Void) { self.action = action }
@@ -67,6 +76,9 @@ struct AutosaveState {
     var delay: Duration = .seconds(1)
     /// Bumped when autosave is switched or re-configured, so stale checks stop.
     var epoch = 0
+    /// Cancelled with every bump of `epoch`: a check that was already scheduled reads this
+    /// (under a lock) on the scheduler's thread instead of the context's own state.
+    var token = AutosaveToken()
     var errorHandler: ((any Error) -> Void)?
     var lastError: (any Error)?
     var errorContinuation: AsyncStream<any Error>.Continuation?
@@ -123,16 +135,20 @@ extension ModelContext {
 
     func autosaveSettingChanged() {
         autosaveState.epoch += 1
+        autosaveState.token.cancel()
+        autosaveState.token = AutosaveToken()
         guard autosaveEnabled else { return }
         autosaveState.checkedGeneration = autosaveState.generation
-        scheduleAutosaveCheck(epoch: autosaveState.epoch)
+        scheduleAutosaveCheck(token: autosaveState.token)
     }
 
-    private func scheduleAutosaveCheck(epoch: Int) {
+    private func scheduleAutosaveCheck(token: AutosaveToken) {
         autosaveScheduler.schedule(after: autosaveState.delay) { [weak self] in
-            guard let self, self.autosaveEnabled, self.autosaveState.epoch == epoch else { return }
+            // Switching autosave off (or re-configuring it) cancels the token first, so a
+            // context used off the scheduler's thread is not read here once it turned autosave off.
+            guard !token.isCancelled, let self else { return }
             self.autosaveCheck()
-            self.scheduleAutosaveCheck(epoch: epoch)
+            self.scheduleAutosaveCheck(token: token)
         }
     }
 
