@@ -226,3 +226,30 @@ import SQLite
         #expect(error.map { "\($0)".contains("9.0.0") && "\($0)".contains("1.0.0") } == true)
     }
 }
+
+@Suite struct LargeRelationshipTests {
+    /// Linking many cards to one tag, one at a time from the card side, keeps the tag's
+    /// inverse list complete and in order, and the links are all written.
+    @Test func manyCardsLinkedToOneTag() throws {
+        let container = try ModelContainer(for: Card.self, Tag.self)
+        let context = ModelContext(container)
+        let tag = Tag(name: "common")
+        context.insert(tag)
+        var cards: [Card] = []
+        for i in 0..<5_000 {
+            let card = Card(front: "f\(i)", back: "")
+            context.insert(card)
+            card.tags.append(tag)
+            cards.append(card)
+        }
+        #expect(tag.cards.count == 5_000)
+        #expect(tag.cards.first === cards.first && tag.cards.last === cards.last)
+        try context.save()
+        let names = ["common"]
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Card>(predicate: #Predicate { card in
+            card.tags.filter { names.contains($0.name) }.count > 0
+        })) == 5_000)
+        cards[10].tags = []
+        #expect(tag.cards.count == 4_999 && !tag.cards.contains { $0 === cards[10] })
+    }
+}

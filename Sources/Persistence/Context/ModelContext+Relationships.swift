@@ -174,9 +174,7 @@ extension ModelContext {
     func removeInverse(_ model: any PersistentModel, from target: any PersistentModel, inverse: Schema.Relationship) {
         if undoState.isEnabled { recordUndo(.relationship(target, inverse.keyPath)) }
         if inverse.isToMany {
-            var members = currentMembers(of: target, inverse)
-            members.removeAll { $0 === model }
-            setMembers(members, of: target, inverse)
+            modifyMembers(of: target, inverse) { members in members.removeAll { $0 === model } }
         } else if case .toOne(let current)? = target.persistentBackingData.relationships[inverse.keyPath], current !== model {
             return
         } else {
@@ -187,36 +185,42 @@ extension ModelContext {
     func addInverse(_ model: any PersistentModel, to target: any PersistentModel, inverse: Schema.Relationship) {
         if undoState.isEnabled { recordUndo(.relationship(target, inverse.keyPath)) }
         if inverse.isToMany {
-            var members = currentMembers(of: target, inverse)
-            guard !members.contains(where: { $0 === model }) else { return }
-            members.append(model)
-            setMembers(members, of: target, inverse)
+            modifyMembers(of: target, inverse) { members in
+                // The two sides are kept in step, so `model` can't be here already; the
+                // check is kept for small lists only, where it costs nothing (for a tag of
+                // 100,000 cards it would make each link linear).
+                if members.count <= 32, members.contains(where: { $0 === model }) { return }
+                members.append(model)
+            }
         } else {
             // The target moves from its previous owner to `model`.
             if case .toOne(let previous as any PersistentModel)? = target.persistentBackingData.relationships[inverse.keyPath],
                previous !== model, let targetEntity = entity(of: target),
                let back = schema.inverse(of: inverse, in: targetEntity), back.isToMany {
                 if undoState.isEnabled { recordUndo(.relationship(previous, back.keyPath)) }
-                var members = currentMembers(of: previous, back)
-                members.removeAll { $0 === target }
-                setMembers(members, of: previous, back)
+                modifyMembers(of: previous, back) { members in members.removeAll { $0 === target } }
             }
             target.persistentBackingData.relationships[inverse.keyPath] = .toOne(model)
         }
     }
 
-    private func currentMembers(of model: any PersistentModel, _ relationship: Schema.Relationship) -> [AnyObject] {
-        switch model.persistentBackingData.relationships[relationship.keyPath] {
-        case .toMany(let current, _)?: return current
-        default:
-            guard model.persistentBackingData.context === self else { return [] }
-            return (try? loadToMany(of: model, keyPath: relationship.keyPath)) ?? []
+    /// Changes a to-many relationship's members in place: the stored list is taken out
+    /// first, so appending to it doesn't copy it (which made building a large relationship
+    /// one link at a time quadratic).
+    private func modifyMembers(of model: any PersistentModel, _ relationship: Schema.Relationship, _ body: (inout [AnyObject]) -> Void) {
+        var members: [AnyObject] = []
+        var original: [AnyObject]?
+        if case .toMany(var current, let stored)? = model.persistentBackingData.relationships.removeValue(forKey: relationship.keyPath) {
+            swap(&members, &current)  // a move: `members` holds the only reference
+            original = stored
+        } else {
+            members = model.persistentBackingData.context === self ? ((try? loadToMany(of: model, keyPath: relationship.keyPath)) ?? []) : []
+            // loadToMany stored the list; take it out again so the change below is in place.
+            if case .toMany(_, let stored)? = model.persistentBackingData.relationships.removeValue(forKey: relationship.keyPath) {
+                original = stored
+            }
         }
-    }
-
-    private func setMembers(_ members: [AnyObject], of model: any PersistentModel, _ relationship: Schema.Relationship) {
-        var original: [AnyObject]? = nil
-        if case .toMany(_, let stored)? = model.persistentBackingData.relationships[relationship.keyPath] { original = stored }
+        body(&members)
         model.persistentBackingData.relationships[relationship.keyPath] = .toMany(current: members, original: original)
     }
 
