@@ -26,10 +26,37 @@ public struct AnkiImporter: Sendable {
         self.temporaryDirectory = temporaryDirectory
     }
 
-    /// The scheduling state and deck of a note's first card.
+    /// The scheduling state and deck of a note's first card, packed small (one per note is kept
+    /// during an import).
     struct FirstCard {
-        var ordinal: Int
-        var card: AnkiCard
+        var deckID: Int64
+        var due: Int64
+        var interval: Int32
+        var factor: Int32
+        var reps: Int32
+        var lapses: Int32
+        var ordinal: Int16
+        var type: Int8
+        var queue: Int8
+
+        init(_ card: AnkiCard) {
+            deckID = card.originalDeckID != 0 ? card.originalDeckID : card.deckID
+            due = card.due
+            interval = Int32(clamping: card.interval)
+            factor = Int32(clamping: card.factor)
+            reps = Int32(clamping: card.reps)
+            lapses = Int32(clamping: card.lapses)
+            ordinal = Int16(clamping: card.ordinal)
+            type = Int8(clamping: card.type.rawValue)
+            queue = Int8(clamping: card.queue.rawValue)
+        }
+
+        /// The card again, with the fields scheduling reads.
+        var card: AnkiCard {
+            AnkiCard(id: 0, noteID: 0, deckID: deckID, ordinal: Int(ordinal), type: .init(rawValue: Int(type)),
+                     queue: .init(rawValue: Int(queue)), due: due, interval: Int64(interval), factor: Int64(factor),
+                     reps: Int64(reps), lapses: Int64(lapses))
+        }
     }
 
     /// Imports the package at `url` into `document` and saves it.
@@ -60,18 +87,22 @@ public struct AnkiImporter: Sendable {
 
         // Cards: the first card of each note (its scheduling and deck); card → note for reviews.
         var firstCards: [Int64: FirstCard] = [:]
+        firstCards.reserveCapacity(try reader.noteCount())
+        let hasReviews = try reader.reviewCount() > 0
         var noteOfCard: [Int64: Int64] = [:]
         try reader.forEachCard { card in
-            noteOfCard[card.id] = card.noteID
-            if let known = firstCards[card.noteID], known.ordinal <= card.ordinal { return }
-            firstCards[card.noteID] = FirstCard(ordinal: card.ordinal, card: card)
+            if hasReviews { noteOfCard[card.id] = card.noteID }
+            if let known = firstCards[card.noteID], Int(known.ordinal) <= card.ordinal { return }
+            firstCards[card.noteID] = FirstCard(card)
         }
         var reviewsOfNote: [Int64: [AnkiReview]] = [:]
-        try reader.forEachReview { review in
-            guard let note = noteOfCard[review.cardID] else { return }
-            reviewsOfNote[note, default: []].append(review)
+        if hasReviews {
+            try reader.forEachReview { review in
+                guard let note = noteOfCard[review.cardID] else { return }
+                reviewsOfNote[note, default: []].append(review)
+            }
+            noteOfCard = [:]
         }
-        noteOfCard = [:]
 
         let media = try importMedia(of: reader, into: document, report: &report)
 
@@ -115,8 +146,7 @@ public struct AnkiImporter: Sendable {
             card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
             card.ankiGUID = note.guid.isEmpty ? nil : note.guid
             if let first = firstCards[note.id] {
-                let deckID = first.card.originalDeckID != 0 ? first.card.originalDeckID : first.card.deckID
-                if deckID != 1, let name = deckNames[deckID] { card.deckPath = name }
+                if first.deckID != 1, let name = deckNames[first.deckID] { card.deckPath = name }
                 AnkiScheduling.apply(first.card, collectionCreation: creation, to: card)
             }
             var linked: [String] = []
