@@ -40,6 +40,8 @@ struct Measurement: Encodable {
     var reference_peak_mib: Double? = nil
     /// Anything a reader needs to interpret the figures.
     var note: String? = nil
+    /// Set when ours was killed at this time limit: its figures are the limit, not a measurement.
+    var killed_after_s: Double? = nil
 
     var line: String {
         var text = String(format: "%-52@ ours %8.4f s   reference %8.4f s   ratio %5.2f", name as NSString, ours_s, reference_s, ratio)

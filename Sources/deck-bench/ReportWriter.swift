@@ -206,7 +206,9 @@ struct ReportWriter {
     private func oursText(_ m: Measurement) -> String {
         switch m.judged_on {
         case .memory: return mib(m.peak_mib)
-        default: return "\(seconds(m.ours_s)) wall, \(seconds(m.ours_cpu_s ?? 0)) CPU"
+        default:
+            if let killed = m.killed_after_s { return String(format: "killed after %.0f s", killed) }
+            return "\(seconds(m.ours_s)) wall, \(seconds(m.ours_cpu_s ?? 0)) CPU"
         }
     }
 
@@ -218,7 +220,7 @@ struct ReportWriter {
     }
 
     private func ratioText(_ ratio: Double, _ m: Measurement) -> String {
-        m.judged_on == .memory ? "—" : String(format: "%.2f", ratio)
+        m.judged_on == .memory ? "—" : String(format: m.killed_after_s == nil ? "%.2f" : "> %.0f", ratio)
     }
 
     private func metText(_ m: Measurement) -> String {
@@ -231,6 +233,7 @@ struct ReportWriter {
 
     /// The figure the bar was judged on.
     private func judgedFigure(_ m: Measurement) -> String {
+        if let killed = m.killed_after_s { return String(format: "killed after %.0f s, wall ratio > %.0f", killed, m.ratio) }
         switch m.judged_on {
         case .memory: return "peak " + mib(m.peak_mib)
         case .cpu where m.bar_text?.contains("ms") == true: return String(format: "%.1f ms CPU", (m.ours_cpu_s ?? 0) * 1000)
