@@ -61,14 +61,20 @@ public struct AnkiExporter: Sendable {
 
         let title = document.manifest.title.isEmpty ? "Default" : document.manifest.title
         var deckIDs: [String: Int64] = [:]
+        var deckIDsByPath: [String?: Int64] = [:]
         var nextDeckID = options.creationTime * 1000 + 1
         func deckID(for path: String?) throws -> Int64 {
+            if let id = deckIDsByPath[path] { return id }
             let name = Self.deckName(path ?? title)
-            if let id = deckIDs[name] { return id }
+            if let id = deckIDs[name] {
+                deckIDsByPath[path] = id
+                return id
+            }
             let id = nextDeckID
             nextDeckID += 1
             try writer.addDeck(AnkiDeck(id: id, name: name, description: path == nil ? (try document.deckDescription()) : ""))
             deckIDs[name] = id
+            deckIDsByPath[path] = id
             return id
         }
 
@@ -129,7 +135,9 @@ public struct AnkiExporter: Sendable {
 
     /// Tags as Anki spells them: no spaces (each run becomes `_`), no empties.
     static func ankiTags(_ tags: [String]) -> [String] {
-        tags.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: "_") }.filter { !$0.isEmpty }
+        // Fast path: tags of plain ASCII without spaces (nearly all) go as they are.
+        if tags.allSatisfy({ tag in !tag.isEmpty && tag.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) { return tags }
+        return tags.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: "_") }.filter { !$0.isEmpty }
     }
 
     /// The card ordinals of a cloze text: cloze number minus one, sorted; `[0]` when there is none.
