@@ -2,7 +2,7 @@
 # Every target installs what it needs on a fresh Debian machine (when run as root).
 
 SWIFT       ?= swift
-APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc time
+APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev libmd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc time
 PY_PKGS     := genanki anki
 DEMO_DIR    := demo
 DECK        := .build/debug/deck

@@ -20,11 +20,15 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         // libzstd: the compression of current Anki packages (collection.anki21b, media).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // libmd: SHA-1 and SHA-256 (BSD message digests).
+        .systemLibrary(name: "CMD", pkgConfig: "libmd", providers: [.apt(["libmd-dev"])]),
 
         // MARK: Low-level Swift layers
 
         // A small Swift layer over SQLite: connections, statements, rows, transactions, backup.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // SHA-1 and SHA-256 digests over libmd: content addresses and Anki checksums.
+        .target(name: "Digest", dependencies: ["CMD"]),
         // Archives through libarchive: deterministic writing, secure bounded extraction, zip reading.
         .target(name: "Archive", dependencies: ["CArchive"]),
 
@@ -33,7 +37,7 @@ let package = Package(
         // The SwiftData-shaped persistence API: ModelContainer, ModelContext, FetchDescriptor.
         // Release builds drop the run-time exclusivity checks on its hot paths (a fetch touches
         // several class properties per row); debug builds, and so the tests, keep them.
-        .target(name: "Persistence", dependencies: ["SQLite"],
+        .target(name: "Persistence", dependencies: ["SQLite", "Digest"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // MARK: The document format
@@ -41,12 +45,12 @@ let package = Package(
         // The filter language of `--where` (parsing into a syntax tree, no I/O).
         .target(name: "DeckFilter"),
         // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
-        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter"]),
+        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest"]),
 
         // MARK: Interchange
 
         // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
-        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd"]),
+        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "Digest"]),
         // CSV/TSV, JSON, HTML and Anki mapping onto decks; batch conversion.
         .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive"]),
 
@@ -64,11 +68,12 @@ let package = Package(
         // MARK: Tests
 
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
-        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
-        .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive"]),
+        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest"]),
+        .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument"]),

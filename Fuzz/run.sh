@@ -49,8 +49,8 @@ for target in $TARGETS; do
     $SWIFT build --target "$module" --build-path "$BUILD/spm" -Xswiftc -sanitize=fuzzer,address >/dev/null
     objects=$(find -H "$BUILD/spm/debug" -path "*.build/*.o" | grep -v -e "Tests.build" -e "/deck.build" -e "deck-bench" -e "DeckCommands" -e "ArgumentParsing")
     swiftc $FLAGS -parse-as-library -g \
-        -I "$BUILD/spm/debug/Modules" -I Sources/CSQLite -I Sources/CArchive -I Sources/CZstd \
-        "Fuzz/${target}Fuzz.swift" $objects -lsqlite3 -larchive -lzstd -o "$BUILD/$target" 2> "$BUILD/$target.link.log" \
+        -I "$BUILD/spm/debug/Modules" -I Sources/CSQLite -I Sources/CArchive -I Sources/CZstd -I Sources/CMD \
+        "Fuzz/${target}Fuzz.swift" $objects -lsqlite3 -larchive -lzstd -lmd -o "$BUILD/$target" 2> "$BUILD/$target.link.log" \
         || { cat "$BUILD/$target.link.log"; exit 1; }
     corpus="$BUILD/corpus/$target"
     seed "$target" "$corpus"

@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 import Testing
 @testable import Anki
 

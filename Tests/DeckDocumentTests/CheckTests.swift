@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 import SQLite
 import Testing
 @testable import DeckDocument

@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 import Testing
 import SQLite
 @testable import Persistence

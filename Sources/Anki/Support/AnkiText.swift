@@ -1,3 +1,4 @@
+import Digest
 /// Anki's text conventions: field and tag encoding, HTML stripping for the sort field and checksum,
 /// and base91 GUIDs.
 package enum AnkiText {
@@ -75,7 +76,8 @@ package enum AnkiText {
     /// Anki's note checksum: the first 4 bytes, big-endian, of the SHA-1 of the first field with
     /// HTML stripped and media file names kept (`"test"` gives 2840236005).
     package static func checksum(ofFirstField field: String) -> UInt32 {
-        SHA1.prefix32(stripHTMLPreservingMediaFilenames(field))
+        // The first four bytes of the SHA-1 digest, big-endian.
+        SHA1.hash(stripHTMLPreservingMediaFilenames(field)).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// Removes HTML as Anki does for the sort field and checksum: comments, `<style>`/`<script>`

@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 import Persistence
 import SQLite
 

@@ -1,4 +1,5 @@
 import Foundation
+import Digest
 import SQLite
 
 /// The values of `.externalStorage` attributes of one store, kept outside the database.
