@@ -63,7 +63,7 @@ default:
 let quick = arguments.contains("--quick")
 judgeOnCPU = arguments.contains("--cpu")
 judgeOverride = option("--judge").flatMap(Judge.init(rawValue:)) ?? (judgeOnCPU ? .cpu : nil)
-let runs = option("--runs").flatMap { Int($0) } ?? (quick ? 1 : 3)
+let runs = option("--runs").flatMap { Int($0) } ?? (quick ? 1 : 5)
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 let skip = Set((option("--skip") ?? "").split(separator: ",").map(String.init))
 @MainActor func wanted(_ section: String) -> Bool { (only?.contains(section) ?? true) && !skip.contains(section) }
