@@ -112,6 +112,29 @@ import Testing
         #expect(garbage.stderr.hasPrefix("deck: error: -: "))
     }
 
+    @Test func archivesAreReadInPlaceByEveryReadingCommand() throws {
+        let play = try Playground()
+        _ = try deckWithMedia(play)
+        #expect(try play.run("archive", "French.sampledeck", "-o", "French.tar.xz").status == 0)
+        for (deckArguments, archiveArguments) in [
+            (["list", "French.sampledeck", "--format", "json"], ["list", "French.tar.xz", "--format", "json"]),
+            (["search", "French.sampledeck", "venir", "--format", "tsv"], ["search", "French.tar.xz", "venir", "--format", "tsv"]),
+            (["export", "French.sampledeck", "-o", "-", "--format", "tsv"], ["export", "French.tar.xz", "-o", "-", "--format", "tsv"]),
+        ] {
+            let fromDeck = try play.run(deckArguments), fromArchive = try play.run(archiveArguments)
+            #expect(fromArchive.status == 0, "\(archiveArguments): \(fromArchive.stderr)")
+            #expect(fromArchive.stdout == fromDeck.stdout, "\(archiveArguments)")
+            #expect(!fromArchive.stdout.isEmpty)
+        }
+        let check = try play.run("check", "French.tar.xz")
+        #expect(check.status == 0)
+        #expect(check.stdout.hasPrefix("French.tar.xz: "))
+        let write = try play.run("add", "French.tar.xz", "--front", "x", "--back", "y")
+        #expect(write.status == 65, "an archive is read-only: \(write.stderr)")
+        #expect(write.stderr.hasPrefix("deck: error: French.tar.xz: "))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.path).sorted() == ["French.sampledeck", "French.tar.xz"])
+    }
+
     @Test func archivingTheSameDeckTwiceGivesTheSameBytes() throws {
         let play = try Playground()
         _ = try deckWithMedia(play)

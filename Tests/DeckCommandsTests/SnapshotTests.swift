@@ -27,6 +27,7 @@ import Testing
         ("edit", ["edit", "French.sampledeck", "3", "--back", "to go (away)", "--tag", "+motion"]),
         ("rm-where", ["rm", "French.sampledeck", "--where", "tag = ir"]),
         ("usage-error", ["lsit", "French.sampledeck"]),
+        ("usage-option-typo", ["list", "French.sampledeck", "--formt", "json"]),
         ("missing-deck", ["list", "Nope.sampledeck"]),
         ("help", ["--help"]),
         ("open-script", ["open", "French.sampledeck", "STDIN=add chien dog animals\nedit 44 +pets\nlist tag = animals\nundo\nlist id > 43\n"]),

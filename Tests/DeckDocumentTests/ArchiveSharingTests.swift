@@ -78,12 +78,32 @@ import Testing
             wroteDuringArchive = true
             for index in 0..<50 { _ = try? writer.addCard(kind: .basic, front: "new \(index)", back: "", tags: []) }
             try? writer.save()
+            // A checkpoint must not write into the store file the archive is reading.
+            _ = try? writer.container.withDatabase(for: Card.self) { db in try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
         #expect(wroteDuringArchive)
         #expect(try writer.cardCount() == 53)
         try writer.close()
         let archived = try DeckDocument.open(archive: play.file("snap.tar.gz"))
         #expect(try archived.cardCount() == 3, "the archive holds the state when it started")
+        #expect(archived.check().filter { $0.severity == .error }.isEmpty)
+        try archived.close()
+    }
+
+    @Test func committedChangesStillInTheWALAreArchived() throws {
+        let play = try Playground()
+        let url = try play.sampleDeck()
+        let writer = try DeckDocument.open(at: url)
+        for index in 0..<20 { _ = try writer.addCard(kind: .basic, front: "wal \(index)", back: "", tags: ["wal"]) }
+        try writer.save()  // committed to the WAL; the writer stays open, so no final checkpoint
+        let wal = try FileManager.default.attributesOfItem(atPath: writer.storeURL.path + "-wal")[.size] as? Int ?? 0
+        #expect(wal > 0)
+        let reader = try DeckDocument.open(at: url, mode: .readOnly)
+        try reader.archive(to: play.file("wal.zip"))
+        try reader.close()
+        try writer.close()
+        let archived = try DeckDocument.open(archive: play.file("wal.zip"))
+        #expect(try archived.cardCount() == 23)
         #expect(archived.check().filter { $0.severity == .error }.isEmpty)
         try archived.close()
     }

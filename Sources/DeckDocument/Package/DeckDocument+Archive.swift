@@ -29,11 +29,12 @@ extension DeckDocument {
 
     /// Writes the deck into a new archive at `destination`, from a consistent snapshot.
     ///
-    /// The store is copied with SQLite's backup API in one step (one read transaction), so the
-    /// archive holds one committed state even while other processes write the deck, and never
-    /// a live file with its `-wal` beside it; the copy is in rollback-journal mode. Media files (immutable once written, and written before
-    /// the rows that reference them) are listed after the snapshot, so every file the
-    /// snapshot references is included. Entries are sorted and their times, owners and
+    /// The store is read in one read transaction, so the archive holds one committed state
+    /// even while other processes write the deck, and never a live file with its `-wal`
+    /// beside it (see `withSnapshot`: the store file itself when its WAL is empty, else a
+    /// copy made with the backup API). Media files (immutable once written, and written
+    /// before the rows that reference them) are listed after the snapshot, so every file
+    /// the snapshot references is included. Entries are sorted and their times, owners and
     /// permissions normalised (``DirectoryArchiver``): archiving the same deck twice gives
     /// the same bytes. The archive is written under a temporary name and renamed into place.
     ///
@@ -58,9 +59,10 @@ extension DeckDocument {
         let format = format ?? ArchiveFormat.inferred(fromPath: destination.path) ?? .zip
         let staging = try PrivateDirectory(in: destination.deletingLastPathComponent(), purpose: "archive")
         defer { staging.remove() }
-        let tree = try stageSnapshot(in: staging.url)
-        try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, to: destination, format: format,
-                                      compressionLevel: compressionLevel, progress: progress)
+        try withSnapshot(in: staging.url) { tree in
+            try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, to: destination, format: format,
+                                          compressionLevel: compressionLevel, progress: progress)
+        }
     }
 
     /// Writes the deck as an archive onto an open file descriptor, such as standard output.
@@ -75,44 +77,91 @@ extension DeckDocument {
         try requireOpen()
         let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "archive")
         defer { staging.remove() }
-        let tree = try stageSnapshot(in: staging.url)
-        try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, toFileDescriptor: descriptor,
-                                      format: format, compressionLevel: compressionLevel, progress: progress)
+        try withSnapshot(in: staging.url) { tree in
+            try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, toFileDescriptor: descriptor,
+                                          format: format, compressionLevel: compressionLevel, progress: progress)
+        }
     }
 
-    /// Builds the package to archive in `directory`: the manifest, a snapshot of the store,
-    /// and the media files (hard links when the file system allows, copies otherwise).
-    private func stageSnapshot(in directory: URL) throws -> URL {
+    /// Builds the package to archive in `directory` and runs `body` with it: the manifest, the
+    /// store as one committed state, and the media files (hard links when the file system
+    /// allows, copies otherwise).
+    ///
+    /// The store: when it is in WAL mode and its WAL holds no frames, a read transaction is
+    /// opened and the store file itself is linked into the tree and read while `body` runs.
+    /// That reader reads the file alone (WAL read mark 0), and SQLite never writes a
+    /// checkpoint into the file while such a reader exists; writers only append to the WAL.
+    /// So the file is the committed state and stays unchanged, at no copying cost. Otherwise
+    /// (frames in the WAL, another journal mode, another file system) the store is copied
+    /// with the backup API, all pages in one step (one read transaction).
+    private func withSnapshot(in directory: URL, _ body: (URL) throws -> Void) throws {
         let tree = directory.appendingPathComponent(archiveTopLevelName)
         do {
             try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
         } catch {
             throw DeckError(path: directory.path, reason: "can't create a staging directory: \(error.localizedDescription)", kind: .io)
         }
+        try AtomicFile.write(try manifest.encoded(), to: tree.appendingPathComponent(Self.manifestName))
         let storeCopy = tree.appendingPathComponent(manifest.store)
-        do {
-            // The backup API copies pages (VACUUM INTO rebuilds every table and index, several
-            // times slower); all pages in one step is one read transaction: one committed state.
-            try container.withDatabase(for: Card.self) { db in
-                let copy = try Database(path: storeCopy.path, mode: .create)
-                defer { copy.close() }
-                try db.backup(to: copy, pagesPerStep: -1)
-                _ = try copy.setJournalMode(.delete)
+        try container.withDatabase(for: Card.self) { db in
+            if try pinStore(db, linkingTo: storeCopy) {
+                defer { try? db.execute("ROLLBACK") }
+                try stageMedia(in: tree)
+                try body(tree)
+            } else {
+                try copyStore(db, to: storeCopy)
+                try stageMedia(in: tree)
+                try body(tree)
             }
+        }
+    }
+
+    /// Opens a read transaction and links the store file at `target` when the file alone is
+    /// the committed state (see ``withSnapshot(in:_:)``); returns false, with no transaction
+    /// open, when it is not.
+    private func pinStore(_ db: Database, linkingTo target: URL) throws -> Bool {
+        guard !db.isInTransaction, (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal" else { return false }
+        do {
+            try db.execute("BEGIN DEFERRED TRANSACTION")
+            _ = try db.scalar("SELECT count(*) FROM sqlite_schema", as: Int64.self)
+        } catch {
+            if db.isInTransaction { try? db.execute("ROLLBACK") }
+            return false
+        }
+        var status = stat()
+        let walIsEmpty = lstat(storeURL.path + "-wal", &status) != 0 || status.st_size == 0
+        if walIsEmpty, link(storeURL.path, target.path) == 0 { return true }
+        try? db.execute("ROLLBACK")
+        return false
+    }
+
+    /// Copies the store with the backup API, all pages in one step (one read transaction),
+    /// into a file in rollback-journal mode.
+    private func copyStore(_ db: Database, to target: URL) throws {
+        do {
+            let copy = try Database(path: target.path, mode: .create)
+            defer { copy.close() }
+            try db.backup(to: copy, pagesPerStep: -1)
+            _ = try copy.setJournalMode(.delete)
         } catch {
             throw DeckError(path: storeURL.path, reason: "can't take a snapshot of the store: \(error)", kind: .io)
         }
-        try AtomicFile.write(try manifest.encoded(), to: tree.appendingPathComponent(Self.manifestName))
+    }
+
+    /// Links (or copies) the media files into `tree/Media`. Media files are immutable once
+    /// written and written before the rows that reference them, so listing them after the
+    /// store's snapshot includes every file it references.
+    private func stageMedia(in tree: URL) throws {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: mediaURL.path)) ?? []
-        var linkedAny = false
+        var madeFolder = false
         for name in names.sorted() where !name.hasPrefix(".") {
             let source = mediaURL.appendingPathComponent(name)
             var status = stat()
             guard lstat(source.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
             let target = tree.appendingPathComponent(Self.mediaFolderName).appendingPathComponent(name)
-            if !linkedAny {
+            if !madeFolder {
                 try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: false)
-                linkedAny = true
+                madeFolder = true
             }
             if link(source.path, target.path) != 0 {
                 do {
@@ -122,7 +171,6 @@ extension DeckDocument {
                 }
             }
         }
-        return tree
     }
 
     // MARK: Reading archives
