@@ -157,6 +157,19 @@ import Testing
         #expect(deck.check().isEmpty)
     }
 
+    @Test func importingIntoAFullDeckIndexesOnlyTheNewCards() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        _ = try deck.addCard(kind: .basic, front: "ancien", back: "old", tags: ["kept"])
+        try deck.save()
+        try deck.bulkImport { session in try session.add(BasicCard(front: "nouveau", back: "new"), tags: ["fresh"]) }
+        #expect(try deck.search("ancien", limit: nil).count == 1)
+        #expect(try deck.search("kept", limit: nil).count == 1)
+        #expect(try deck.search("nouveau", limit: nil).count == 1)
+        #expect(try deck.search("fresh", limit: nil).count == 1)
+        #expect(deck.check().isEmpty)
+    }
+
     @Test func aFailureLeavesNothing() throws {
         struct Stop: Error {}
         let scratch = try Scratch()

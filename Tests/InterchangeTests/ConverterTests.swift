@@ -42,6 +42,26 @@ import Testing
         }
     }
 
+    @Test(arguments: [InterchangeFormat.json, .sampledeck])
+    func readsDeckArchives(_ target: InterchangeFormat) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.richDeck("Rich.sampledeck")
+        try deck.close()
+        let zipped = DeckConverter(target: .zip, jobs: 1).convert(scratch.file("Rich.sampledeck"))
+        #expect(zipped.succeeded, "\(zipped.error ?? "")")
+        let out = scratch.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let result = DeckConverter(target: target, outputDirectory: out, jobs: 1).convert(scratch.file("Rich.sampledeck.zip"))
+        #expect(result.succeeded, "\(result.error ?? "")")
+        #expect(result.cards == 5)
+        #expect(result.output == out.appendingPathComponent("Rich." + target.fileExtension).path)
+        if target == .sampledeck {
+            let copy = try DeckDocument.open(at: out.appendingPathComponent("Rich.sampledeck"), mode: .readOnly)
+            #expect(try copy.cardCount() == 5)
+            #expect(copy.check().isEmpty)
+        }
+    }
+
     @Test func continuesPastFailuresAndNeverOverwrites() throws {
         let scratch = try Scratch()
         try FileManager.default.copyItem(at: Fixtures.anki("genanki-legacy.apkg"), to: scratch.file("good.apkg"))

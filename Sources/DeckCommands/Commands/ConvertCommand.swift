@@ -24,7 +24,8 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Convert many decks between formats, several at a time.",
         discussion: """
-            Each input is a .sampledeck package or a .csv, .tsv, .txt, .json, .apkg or .colpkg file; a folder is \
+            Each input is a .sampledeck package, a deck archive (.zip, as 'deck archive' writes), or a .csv, .tsv, .txt, .json, \
+            .apkg or .colpkg file; a folder is \
             searched for them (hidden entries skipped). Each is written as <name>.<format> beside it, or in --out-dir. \
             Files are first imported into a temporary deck, exactly as 'deck import' does (the Anki note-type mapping \
             of deck-import(1) applies), then written as 'deck export' does (see deck-export(1) for the card kind to \

@@ -30,13 +30,13 @@ extension DeckDocument {
     /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which saves them
     /// in batches from fresh contexts (so memory stays bounded by the batch size, not the import),
     /// writes their tag and media links in SQL, and keeps the full-text index triggers suspended
-    /// until one rebuild at the end. Everything happens in one transaction: when `body` or a save
+    /// until the new cards are indexed at the end. Everything happens in one transaction: when `body` or a save
     /// throws, nothing of the import stays in the deck (media files already written stay in
     /// `Media/`, unreferenced). Pending changes of ``mainContext`` (media references, the title)
     /// are saved with it.
     ///
-    /// Cost: the rebuild reads every card of the deck once; for a handful of cards, ``addCard(kind:front:back:tags:)``
-    /// and ``save()`` are cheaper.
+    /// Cost: the new cards are indexed in one statement at the end (the whole index is rebuilt
+    /// only for an empty deck).
     /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
     public func bulkImport<T>(batchSize: Int = 5_000, _ body: (BulkImport) throws -> T) throws -> T {
         try requireOpen()
@@ -44,9 +44,10 @@ extension DeckDocument {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
         let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
-        try container.withDatabase(for: Card.self) { db in
+        let lastKey = try container.withDatabase(for: Card.self) { db in
             try db.execute("SAVEPOINT bulk_import")
             for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
+            return try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0
         }
         let result: T
         do {
@@ -57,7 +58,7 @@ extension DeckDocument {
             try session.flush()
             if mainContext.hasChanges { try mainContext.save() }
             try container.withDatabase(for: Card.self) { db in
-                try DeckStore.rebuildSearch(db)
+                try DeckStore.indexCards(after: lastKey, db)
                 for statement in DeckStore.searchDDL { try db.execute(statement) }
                 try db.execute("RELEASE bulk_import")
             }

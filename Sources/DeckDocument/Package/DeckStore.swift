@@ -74,6 +74,19 @@ enum DeckStore {
         }
     }
 
+    /// Indexes the cards whose key is above `key` (cards added by a bulk import, which leaves the
+    /// rows before it untouched); the whole index when `key` is 0.
+    static func indexCards(after key: Int64, _ db: Database) throws {
+        guard key > 0 else { return try rebuildSearch(db) }
+        try db.execute("DELETE FROM \"CardSearch\" WHERE rowid > ?", [.integer(key)])
+        try db.execute("""
+            INSERT INTO "CardSearch"(rowid, front, back, tags)
+            SELECT c."pk", c."front", c."back",
+              coalesce((SELECT group_concat(t."name", ' ') FROM "Card_tags" j JOIN "Tag" t ON t."pk" = j."target" WHERE j."source" = c."pk"), '')
+            FROM "Card" c WHERE c."pk" > ?
+            """, [.integer(key)])
+    }
+
     /// Rebuilds the whole index from the tables (after a migration or a repair).
     static func rebuildSearch(_ db: Database) throws {
         try db.execute("DELETE FROM \"CardSearch\"")

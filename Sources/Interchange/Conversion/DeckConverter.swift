@@ -1,4 +1,3 @@
-import Archive
 import DeckDocument
 import Foundation
 
@@ -30,8 +29,8 @@ public struct ConversionResult: Sendable, Hashable, Codable {
 
 /// Converts many decks between formats, several at a time.
 ///
-/// Each input (a `.sampledeck` package, or a csv/tsv/json/apkg/colpkg file) is read — files
-/// are first imported into a temporary deck — and written as ``target`` next to it or in
+/// Each input (a `.sampledeck` package or its zip archive, or a csv/tsv/json/apkg/colpkg file)
+/// is read — files are first imported into a temporary deck — and written as ``target`` next to it or in
 /// ``outputDirectory``, named after it (`French.apkg` → `French.json`). Outputs are written
 /// under a temporary name and renamed when complete; an existing output is never replaced;
 /// inputs are only read. A failed input does not stop the others.
@@ -92,7 +91,7 @@ public struct DeckConverter: Sendable {
     /// The format of an input, or nil when it can't be converted.
     static func inputFormat(of url: URL) -> InterchangeFormat? {
         if isPackage(url) { return .sampledeck }
-        guard let format = InterchangeFormat(inferringFrom: url.path), format.isImportable else { return nil }
+        guard let format = InterchangeFormat(inferringFrom: url.path), format.isImportable || format == .zip else { return nil }
         return format
     }
 
@@ -152,7 +151,7 @@ public struct DeckConverter: Sendable {
         }
         guard let format = Self.inputFormat(of: input) else {
             throw InterchangeError(.unsupported, path: input.path, reason:
-                "not a convertible input (a .sampledeck package, or a .csv, .tsv, .json, .apkg or .colpkg file)")
+                "not a convertible input (a .sampledeck package or its .zip archive, or a .csv, .tsv, .json, .apkg or .colpkg file)")
         }
         guard format != target else {
             throw InterchangeError(.unsupported, path: input.path, reason: "is already \(target.rawValue)")
@@ -174,12 +173,15 @@ public struct DeckConverter: Sendable {
         }
         defer { try? fileManager.removeItem(at: staging) }
 
-        // The deck to write from: the input package itself (read-only), or a staged import.
+        // The deck to write from: the input package or archive itself (read-only), or a staged import.
         let document: DeckDocument
         var stagedPackage: URL?
-        if format == .sampledeck {
+        switch format {
+        case .sampledeck:
             document = try DeckDocument.open(at: input, mode: .readOnly)
-        } else {
+        case .zip:
+            document = try DeckDocument.open(archive: input)
+        default:
             let package = staging.appendingPathComponent(base + "." + DeckDocument.packageExtension)
             document = try DeckDocument.create(at: package, title: base)
             do {
@@ -194,22 +196,20 @@ public struct DeckConverter: Sendable {
         let cards = try document.cardCount()
         switch target {
         case .sampledeck:
-            guard let stagedPackage else { throw InterchangeError(.unsupported, path: input.path, reason: "is already a deck") }
-            try document.close()
-            guard rename(stagedPackage.path, output.path) == 0 else {
-                throw InterchangeError(errno == EEXIST || errno == ENOTEMPTY ? .cannotCreate : .io, path: output.path,
-                                       reason: "cannot move the deck into place: \(String(cString: strerror(errno)))")
-            }
-        case .zip:
             let package: URL
             if let stagedPackage {
-                try document.close()
                 package = stagedPackage
             } else {
                 package = staging.appendingPathComponent(base + "." + DeckDocument.packageExtension)
                 try document.copyPackage(to: package)
             }
-            try DirectoryArchiver.archive(directory: package, as: base + "." + DeckDocument.packageExtension, to: output, format: .zip)
+            try document.close()
+            guard rename(package.path, output.path) == 0 else {
+                throw InterchangeError(errno == EEXIST || errno == ENOTEMPTY ? .cannotCreate : .io, path: output.path,
+                                       reason: "cannot move the deck into place: \(String(cString: strerror(errno)))")
+            }
+        case .zip:
+            try document.archive(to: output, format: .zip)
         default:
             try DeckInterchange.export(document, format: target, to: output, embedsMedia: embedsMedia)
         }
