@@ -181,6 +181,28 @@ import Testing
         #expect(result.status == 64, "\(result.transcript)")
     }
 
+    @Test func aProgressBarOnATerminalForLargeDecks() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "Big.sampledeck").status == 0)
+        let media = play.url.appendingPathComponent("Big.sampledeck/Media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        try random.readData(ofLength: 9 << 20).write(to: media.appendingPathComponent("film.bin"))
+        try random.close()
+        let shown = try PseudoTerminal.run(["archive", "Big.sampledeck", "-o", "a.tar.gz"], in: play.url, steps: [
+            PseudoTerminal.Step(expect: "archived Big.sampledeck to a.tar.gz", timeout: 30),
+        ])
+        #expect(shown.status == 0, "\(shown.transcript)")
+        #expect(shown.transcript.contains("Archiving ["), "\(shown.transcript)")
+        let quiet = try PseudoTerminal.run(["archive", "Big.sampledeck", "-o", "b.tar.gz", "--no-progress"], in: play.url, steps: [
+            PseudoTerminal.Step(expect: "archived Big.sampledeck to b.tar.gz", timeout: 30),
+        ])
+        #expect(quiet.status == 0)
+        #expect(!quiet.transcript.contains("Archiving"))
+        let piped = try play.run("archive", "Big.sampledeck", "-o", "c.tar.gz")
+        #expect(piped.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+    }
+
     static let hostile = HostileInputTests.hostile
 
     @Test(arguments: hostile)
