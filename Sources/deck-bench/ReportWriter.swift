@@ -122,7 +122,7 @@ struct ReportWriter {
 
             """
         for m in measurements {
-            md += "| \(m.group ?? "—") | \(m.name) | \(oursText(m)) | \(referenceText(m)) | \(ratioText(m.ratio, m)) | \(m.cpu_ratio.map { String(format: "%.2f", $0) } ?? "—") "
+            md += "| \(m.group ?? "—") | \(m.name) | \(oursText(m)) | \(referenceText(m)) | \(m.reference_s > 0 ? ratioText(m.ratio, m) : "—") | \(m.cpu_ratio.map { String(format: "%.2f", $0) } ?? "—") "
                 + "| \(m.bar_text ?? m.bar.map { String(format: "≤ %.2gx", $0) } ?? "—") | \(m.judged_on?.rawValue ?? "—") | \(metText(m)) | \(m.runs) | \(String(format: "%.2f", m.spread)) |\n"
         }
         let met = measurements.filter { $0.met == true }.count, judged = measurements.filter { $0.met != nil }.count
@@ -145,7 +145,8 @@ struct ReportWriter {
             for row in rows {
                 md += "**\(row.name)** — reference: \(row.reference_name ?? "—"). Bar \(row.bar_text ?? "—") on \(row.judged_on?.rawValue ?? "—"): \(metText(row)) (\(judgedFigure(row))).\n\n"
                 md += "| | Ours | Reference | Ratio |\n|---|---|---|---|\n"
-                md += "| Wall (median) | \(seconds(row.ours_s)) | \(seconds(row.reference_s)) | \(String(format: "%.2f", row.ratio)) |\n"
+                let hasReference = row.reference_s > 0
+                md += "| Wall (median) | \(row.killed_after_s.map { String(format: "killed after %.0f s", $0) } ?? seconds(row.ours_s)) | \(hasReference ? seconds(row.reference_s) : "—") | \(hasReference ? String(format: row.killed_after_s == nil ? "%.2f" : "> %.0f", row.ratio) : "—") |\n"
                 if let oc = row.ours_cpu_s, let rc = row.reference_cpu_s {
                     md += "| CPU (median) | \(seconds(oc)) | \(seconds(rc)) | \(row.cpu_ratio.map { String(format: "%.2f", $0) } ?? "—") |\n"
                 }

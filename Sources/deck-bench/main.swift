@@ -115,7 +115,7 @@ section("persistence") {
         measured[index].reference_name = references[index]
     }
     if measured.count > 2 {
-        measured[2].note = "20 queries per run (WHERE score BETWEEN … ORDER BY score DESC LIMIT 100 on an indexed column); not a mission bar, kept from the foundation issue."
+        measured[2].note = "20 queries per run (WHERE score BETWEEN … ORDER BY score DESC LIMIT 100 on an indexed column); the foundation issue's bar for predicate queries."
     }
     return measured
 }
