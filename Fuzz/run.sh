@@ -20,6 +20,16 @@ max_len_of() { # inputs past these sizes add time, not coverage
     esac
 }
 
+modules_of() { # the module and everything it links against
+    case $1 in
+        FilterParser) echo DeckFilter ;;
+        CSVReader) echo Interchange DeckDocument Persistence SQLite Archive DeckFilter Anki ;;
+        Manifest) echo DeckDocument Persistence SQLite Archive DeckFilter ;;
+        ArchiveReader) echo Archive ;;
+        AnkiPackage) echo Anki SQLite Archive ;;
+    esac
+}
+
 module_of() {
     case $1 in
         FilterParser) echo DeckFilter ;;
@@ -47,7 +57,8 @@ for target in $TARGETS; do
     module=$(module_of "$target")
     echo "== $target (module $module): build"
     $SWIFT build --target "$module" --build-path "$BUILD/spm" -Xswiftc -sanitize=fuzzer,address >/dev/null
-    objects=$(find -H "$BUILD/spm/debug" -path "*.build/*.o" | grep -v -e "Tests.build" -e "/deck.build" -e "deck-bench" -e "DeckCommands" -e "ArgumentParsing")
+    objects=""
+    for m in $(modules_of "$target"); do objects="$objects $(find -H "$BUILD/spm/debug/$m.build" -name '*.o')"; done
     swiftc $FLAGS -parse-as-library -g \
         -I "$BUILD/spm/debug/Modules" -I Sources/CSQLite -I Sources/CArchive -I Sources/CZstd -I Sources/CMD \
         "Fuzz/${target}Fuzz.swift" $objects -lsqlite3 -larchive -lzstd -lmd -o "$BUILD/$target" 2> "$BUILD/$target.link.log" \

@@ -7,7 +7,8 @@ filters. cases.tsv says how each one is fed to the built `deck` binary, the exit
 must give and a fragment of its message; Tests/ReliabilityTests/MalformedInputTests.swift
 runs them all and fails on any file here that cases.tsv does not list.
 
-The output is deterministic: rerunning this script leaves `git status` clean.
+The output is deterministic: rerunning this script leaves `git status` clean. Files named
+fuzz-* are inputs `make fuzz` found (kept as they were found, not written here).
 Usage: python3 Fixtures/malformed/make_malformed.py
 """
 import io

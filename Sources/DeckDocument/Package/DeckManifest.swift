@@ -78,7 +78,8 @@ public struct DeckManifest: Codable, Sendable, Equatable {
             }
             return date
         }
-        do { return try decoder.decode(DeckManifest.self, from: data) }
+        let manifest: DeckManifest
+        do { manifest = try decoder.decode(DeckManifest.self, from: data) }
         catch let DecodingError.keyNotFound(key, _) {
             throw DeckError(path: path, reason: "manifest lacks the field \"\(key.stringValue)\"", kind: .corrupt)
         } catch let DecodingError.typeMismatch(_, context) {
@@ -88,6 +89,10 @@ public struct DeckManifest: Codable, Sendable, Equatable {
         } catch {
             throw DeckError(path: path, reason: "manifest can't be read: \(error)", kind: .corrupt)
         }
+        // The decoder may read a repeated key differently from JSONSerialization above:
+        // the version that counts is the one decoded.
+        if let error = versionError(manifest.formatVersion, path: path) { throw error }
+        return manifest
     }
 
     /// The refusal for a format version other than the current one, or nil.
