@@ -17,23 +17,26 @@ public enum CardKind: String, CaseIterable, Codable, Sendable {
 /// ``id`` is the stable number users see (`deck edit <deck> 12`): the row's primary key,
 /// negative (temporary) until the first save.
 public class Card: PersistentModel, WillSaveHook {
-    public var kind: CardKind = .basic
-    public var front: String = ""
-    public var back: String = ""
-    public var created: Date = Date()
-    public var modified: Date = Date()
+    // Stored attributes are `final`: a non-final class property is reached through its
+    // accessors (a subclass could override it), which keeps the persistence layer from
+    // reading and writing it in place.
+    public final var kind: CardKind = .basic
+    public final var front: String = ""
+    public final var back: String = ""
+    public final var created: Date = Date()
+    public final var modified: Date = Date()
     /// When the card is next due for review; nil for a new card.
-    public var due: Date? = nil
+    public final var due: Date? = nil
     /// The current review interval in days.
-    public var interval: Int = 0
+    public final var interval: Int = 0
     /// The ease factor (2.5 is Anki's default starting ease).
-    public var ease: Double = 2.5
-    public var repetitions: Int = 0
-    public var lapses: Int = 0
+    public final var ease: Double = 2.5
+    public final var repetitions: Int = 0
+    public final var lapses: Int = 0
     /// Anki's note GUID, kept so importing the same package twice does not duplicate cards.
-    public var ankiGUID: String? = nil
+    public final var ankiGUID: String? = nil
     /// The deck path inside an imported collection (`Languages::French`), if any.
-    public var deckPath: String? = nil
+    public final var deckPath: String? = nil
     /// When false, saving leaves ``modified`` as set (importers keep the source's dates).
     /// Not stored.
     public var stampsModificationDate = true
