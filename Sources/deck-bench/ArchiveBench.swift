@@ -4,8 +4,8 @@ import Foundation
 /// `deck archive` against `bsdtar` writing the same package at the same compression
 /// (bar: at most 1.2x), on a deck of `cards` cards plus media files.
 ///
-/// Both run as processes, alternately: `deck archive <deck> -o <file>` (snapshot with the
-/// backup API, then libarchive) and `bsdtar -cf <file> -C <dir> <package>` with the same
+/// Both run as processes, alternately: `deck archive <deck> -o <file>` (a snapshot of the
+/// store, then libarchive) and `bsdtar -cf <file> -C <dir> <package>` with the same
 /// format and filter at their default levels (zip: deflate; tar.gz: gzip; tar.zst: zstd).
 enum ArchiveBench {
     static let mediaFiles = 40
@@ -42,7 +42,7 @@ enum ArchiveBench {
             measurement.bar_text = "≤ 1.2x"
             measurement.reference_name = reference
             measurement.note = String(format: "Package %.1f MiB (%d cards, %d media files of %d KiB); archives: ours %.1f MiB, bsdtar %.1f MiB. "
-                                      + "Ours snapshots the store with the backup API first; bsdtar copies the live files.",
+                                      + "Ours snapshots the store first (a closed deck: a kernel copy under a shared lock; a deck open for writing: the file itself when its WAL is empty, else the backup API); bsdtar copies the live files.",
                                       Double(packageBytes) / 1_048_576, cards, mediaFiles, mediaSize / 1024,
                                       Double(sizes[0]) / 1_048_576, Double(sizes[1]) / 1_048_576)
             results.append(measurement)
