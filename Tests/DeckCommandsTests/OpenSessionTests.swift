@@ -66,6 +66,9 @@ import Testing
             // Up arrow recalls the line, two backspaces and an "o" turn "two" into "to".
             Step(send: "\u{1B}[A", expect: "add deux two"),
             Step(send: "\u{7F}\u{7F}o\r", expect: "added 3"),
+            // Ctrl-C drops the line being typed; the session goes on.
+            Step(send: "rm 1 2 3", expect: "rm 1 2 3"),
+            Step(send: "\u{03}", expect: "^C"),
             Step(send: "save\r", expect: "saved"),
             Step(send: "quit\r"),
         ])
@@ -73,6 +76,7 @@ import Testing
         #expect(result.status == 0)
         let backs = try cards(play).compactMap { $0["back"] as? String }.sorted()
         #expect(backs == ["one", "to", "two"], "\(result.transcript)")
+        #expect(!result.transcript.contains("removed"), "the interrupted line never ran")
     }
 
     @Test func autosaveWhileIdleAndLockHeld() throws {

@@ -15,7 +15,7 @@ struct OpenCommand: ParsableCommand {
             before dropping unsaved changes; at the end of input that is not a terminal the changes are saved. \
             Undo and redo cover every change of the session, saved or not, and keep card identifiers. \
             On a terminal lines can be edited and recalled with libedit or GNU readline when the system has \
-            one (set DECK_NO_LINE_EDITING to read plain lines). The deck stays locked for writing during the \
+            one (set DECK_NO_LINE_EDITING to read plain lines); Ctrl-C drops the line being typed. The deck stays locked for writing during the \
             session; other processes can still read it.
             """,
         examples: [

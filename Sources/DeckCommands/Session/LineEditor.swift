@@ -8,6 +8,13 @@ import Glibc
 /// so it cannot capture); only touched on the session's one thread.
 private nonisolated(unsafe) var editedLine: (done: Bool, text: String?) = (false, nil)
 
+/// Set by the SIGINT handler of a session: Ctrl-C cancels the line being typed instead of
+/// killing the session (and its unsaved work).
+private nonisolated(unsafe) var interrupted: sig_atomic_t = 0
+/// The write end of a pipe the SIGINT handler writes to, so a wait for input wakes up.
+private nonisolated(unsafe) var wakeWriter: Int32 = -1
+private nonisolated(unsafe) var wakeReader: Int32 = -1
+
 /// Reads the lines of an interactive session, with line editing and history when the
 /// system has a line-editing library, and lets the session act while waiting (autosave).
 ///
@@ -52,6 +59,20 @@ final class LineEditor {
         }
         library = found?.0
         libraryName = found?.1
+        if isInteractive {
+            var ends: [Int32] = [-1, -1]
+            if pipe(&ends) == 0 {
+                wakeReader = ends[0]
+                wakeWriter = ends[1]
+                _ = fcntl(wakeWriter, F_SETFL, O_NONBLOCK)
+                _ = fcntl(wakeReader, F_SETFL, O_NONBLOCK)
+            }
+            signal(SIGINT) { _ in
+                interrupted = 1
+                var byte: UInt8 = 1
+                _ = write(wakeWriter, &byte, 1)
+            }
+        }
     }
 
     private static func load(_ name: String) -> Library? {
@@ -77,7 +98,8 @@ final class LineEditor {
         if let library { return readEdited(prompt: prompt, library: library, idleAfter: idleAfter, idle: idle) }
         if isInteractive { terminal.stdout.write(prompt) }
         try? terminal.stdout.flush()
-        if isInteractive, let idleAfter, let idle, !Self.waitForInput(seconds: idleAfter) { idle() }
+        if isInteractive, let idleAfter, let idle, !Self.waitForInput(seconds: idleAfter), interrupted == 0 { idle() }
+        interrupted = 0
         return try terminal.stdin.readLine()
     }
 
@@ -91,7 +113,17 @@ final class LineEditor {
         prompt.withCString { library.install($0, handler) }
         var pendingIdle = idleAfter != nil && idle != nil
         while !editedLine.done {
-            if pendingIdle, let idleAfter, let idle, !Self.waitForInput(seconds: idleAfter) {
+            // Wait for a key first (poll is interrupted by Ctrl-C even where read would restart).
+            let ready = Self.waitForInput(seconds: pendingIdle ? idleAfter : nil)
+            if interrupted != 0 {
+                // Ctrl-C: drop the line being typed and start a fresh one.
+                interrupted = 0
+                library.remove()
+                terminal.stdout.write("^C\n")
+                prompt.withCString { library.install($0, handler) }
+                continue
+            }
+            if !ready, pendingIdle, let idle {
                 pendingIdle = false
                 terminal.stdout.write("\r\u{1B}[K")
                 idle()
@@ -109,13 +141,21 @@ final class LineEditor {
         return editedLine.text
     }
 
-    /// Waits until standard input is readable or `seconds` pass; false on timeout.
-    private static func waitForInput(seconds: Double) -> Bool {
-        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(max(0, min(seconds * 1000, Double(Int32.max))))
+    /// Waits until standard input is readable or `seconds` pass (nil: no limit); false on
+    /// timeout. Returns early when Ctrl-C was pressed.
+    private static func waitForInput(seconds: Double?) -> Bool {
+        var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = seconds.map { Int32(max(0, min($0 * 1000, Double(Int32.max)))) } ?? -1
         while true {
-            let result = poll(&descriptor, 1, milliseconds)
+            let result = poll(&descriptors, wakeReader >= 0 ? 2 : 1, milliseconds)
+            if wakeReader >= 0, descriptors[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 16)
+                while read(wakeReader, &drain, drain.count) > 0 {}
+            }
+            if interrupted != 0 { return true }
             if result < 0 && errno == EINTR { continue }
+            if result > 0 && descriptors[0].revents == 0 { continue }
             return result != 0
         }
     }
