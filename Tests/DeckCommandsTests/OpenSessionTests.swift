@@ -79,6 +79,23 @@ import Testing
         #expect(!result.transcript.contains("removed"), "the interrupted line never ran")
     }
 
+    @Test(arguments: ["TERM", "HUP"])
+    func aSignalEndsTheSessionKeepingItsWork(_ signal: String) throws {
+        let play = try Playground()
+        try deck(play)
+        let temporary = play.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
+        let result = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
+            Step(send: "add quatre four\r", expect: "added 2"),
+            Step(expect: "D.sampledeck*> "),
+            Step(expect: "saved D.sampledeck", signal: signal),
+        ], environment: ["TMPDIR": temporary.path])
+        #expect(result.timedOut == nil, "\(result.transcript)")
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(try cards(play).count == 2, "the unsaved card was saved on \(signal)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the working copy is removed")
+    }
+
     @Test func autosaveWhileIdleAndLockHeld() throws {
         let play = try Playground()
         try deck(play)

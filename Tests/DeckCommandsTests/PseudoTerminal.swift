@@ -14,6 +14,8 @@ struct PseudoTerminal {
         /// A `deck` command run (not through the terminal) once `expect` was seen; its
         /// stdout and status are returned in order.
         var sideCommand: [String]?
+        /// A signal sent to `deck` (e.g. "TERM") after `send`.
+        var signal: String?
     }
 
     struct Result: Decodable {
@@ -66,7 +68,7 @@ struct PseudoTerminal {
 
     /// The Python side: fork on a pty, exec deck, play the steps.
     static let driver = #"""
-import json, os, pty, select, subprocess, sys, time
+import json, os, pty, select, signal, subprocess, sys, time
 req = json.load(sys.stdin)
 env = dict(os.environ)
 env.update({"TERM": "xterm", "COLUMNS": "80", "LINES": "24"})
@@ -99,6 +101,8 @@ def pump(deadline):
 for step in req["steps"]:
     if step.get("send") is not None:
         os.write(fd, step["send"].encode())
+    if step.get("signal"):
+        os.kill(pid, getattr(signal, "SIG" + step["signal"]))
     want = step.get("expect")
     if want:
         deadline = time.time() + step.get("timeout", 10)

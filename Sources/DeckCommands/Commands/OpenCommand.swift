@@ -11,7 +11,7 @@ struct OpenCommand: ParsableCommand {
             add <front> <back> [<tag>]..., edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]..., \
             rm <id>..., undo, redo, save, quit and help; quote texts holding blanks. Changes go to a private \
             working copy and reach the deck on save, on autosave (once the oldest unsaved change is \
-            --autosave seconds old, also while waiting at the prompt) and when the session ends. quit asks \
+            --autosave seconds old, also while waiting at the prompt) and when the session ends (also on SIGTERM or a hangup). quit asks \
             before dropping unsaved changes; at the end of input that is not a terminal the changes are saved. \
             Undo and redo cover every change of the session, saved or not, and keep card identifiers. \
             On a terminal lines can be edited and recalled with libedit or GNU readline when the system has \

@@ -86,7 +86,7 @@ final class DeckSession {
             let line = try editor.readLine(prompt: prompt, idleAfter: idleDelay(), idle: { [self] in autosaveIfDue(force: true) })
             guard let line else {
                 // End of input: a person is asked; a script's changes are kept.
-                if editor.isInteractive, hasUnsavedChanges, try !confirmQuit(editor: editor) { continue }
+                if editor.isInteractive, !editor.wasTerminated, hasUnsavedChanges, try !confirmQuit(editor: editor) { continue }
                 if hasUnsavedChanges { try saveOrFail(); say("saved \(path)") }
                 return
             }

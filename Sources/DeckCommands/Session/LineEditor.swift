@@ -11,6 +11,8 @@ private nonisolated(unsafe) var editedLine: (done: Bool, text: String?) = (false
 /// Set by the SIGINT handler of a session: Ctrl-C cancels the line being typed instead of
 /// killing the session (and its unsaved work).
 private nonisolated(unsafe) var interrupted: sig_atomic_t = 0
+/// Set on SIGTERM or SIGHUP: the session ends as at the end of input, keeping its work.
+private nonisolated(unsafe) var terminated: sig_atomic_t = 0
 /// The write end of a pipe the SIGINT handler writes to, so a wait for input wakes up.
 private nonisolated(unsafe) var wakeWriter: Int32 = -1
 private nonisolated(unsafe) var wakeReader: Int32 = -1
@@ -72,6 +74,13 @@ final class LineEditor {
                 var byte: UInt8 = 1
                 _ = write(wakeWriter, &byte, 1)
             }
+            for signalNumber in [SIGTERM, SIGHUP] {
+                signal(signalNumber) { _ in
+                    terminated = 1
+                    var byte: UInt8 = 1
+                    _ = write(wakeWriter, &byte, 1)
+                }
+            }
         }
     }
 
@@ -91,6 +100,9 @@ final class LineEditor {
                        addHistory: symbol("add_history", as: AddHistory.self))
     }
 
+    /// Whether the session was asked to end (SIGTERM, SIGHUP): no one is there to answer.
+    var wasTerminated: Bool { terminated != 0 }
+
     /// Reads one line after showing `prompt` (only to a person at a terminal); nil at the end
     /// of input. When `idle` is given, it is called once if no line has arrived after
     /// `idleAfter` seconds (the line being typed is redrawn afterwards).
@@ -98,7 +110,15 @@ final class LineEditor {
         if let library { return readEdited(prompt: prompt, library: library, idleAfter: idleAfter, idle: idle) }
         if isInteractive { terminal.stdout.write(prompt) }
         try? terminal.stdout.flush()
-        if isInteractive, let idleAfter, let idle, !Self.waitForInput(seconds: idleAfter), interrupted == 0 { idle() }
+        if isInteractive {
+            // Wait first, so autosave can run while idle and a signal is noticed at once.
+            var ready = Self.waitForInput(seconds: idle == nil ? nil : idleAfter)
+            if !ready, terminated == 0, let idle {
+                idle()
+                ready = Self.waitForInput(seconds: nil)
+            }
+            if terminated != 0 { return nil }
+        }
         interrupted = 0
         return try terminal.stdin.readLine()
     }
@@ -113,8 +133,14 @@ final class LineEditor {
         prompt.withCString { library.install($0, handler) }
         var pendingIdle = idleAfter != nil && idle != nil
         while !editedLine.done {
+            if terminated != 0 {
+                library.remove()
+                terminal.stdout.write("\n")
+                return nil
+            }
             // Wait for a key first (poll is interrupted by Ctrl-C even where read would restart).
             let ready = Self.waitForInput(seconds: pendingIdle ? idleAfter : nil)
+            if terminated != 0 { continue }
             if interrupted != 0 {
                 // Ctrl-C: drop the line being typed and start a fresh one.
                 interrupted = 0
@@ -153,7 +179,7 @@ final class LineEditor {
                 var drain = [UInt8](repeating: 0, count: 16)
                 while read(wakeReader, &drain, drain.count) > 0 {}
             }
-            if interrupted != 0 { return true }
+            if interrupted != 0 || terminated != 0 { return true }
             if result < 0 && errno == EINTR { continue }
             if result > 0 && descriptors[0].revents == 0 { continue }
             return result != 0
