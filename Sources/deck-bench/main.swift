@@ -34,8 +34,6 @@ case "open-count" where arguments.count == 2:
 case "profile" where arguments.count == 2:
     // Runs one of our operations alone, for perf/callgrind.
     let scratch = try Scratch()
-/// The time limit of one tagged CSV import (`--tagged-timeout`): its cost grew quadratically when this suite was written.
-let taggedTimeout = option("--tagged-timeout").flatMap { Double($0) } ?? (quick ? 30 : 60)
     let url = scratch.file("profile.sqlite")
     if arguments[1] == "insert" {
         let kept = try PersistenceBench.oursInsert(url: url, count: 100_000)
