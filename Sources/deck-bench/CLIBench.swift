@@ -156,11 +156,26 @@ enum CLIBench {
             setup: { remove(out1, out2) },
             ours: { try ChildProcess.deck(["convert", inputs.path, "--to", "apkg", "--out-dir", out2.path, "--jobs", "2", "--quiet", "--no-progress"]).sample },
             reference: { try ChildProcess.deck(["convert", inputs.path, "--to", "apkg", "--out-dir", out1.path, "--jobs", "1", "--quiet", "--no-progress"]).sample })
+        // What the machine allows: two independent `--jobs 1` processes, each converting half.
+        let paths = (0..<decks).map { inputs.appendingPathComponent(String(format: "deck-%03d.sampledeck", $0)).path }
+        let outA = scratch.file("convert-out-a"), outB = scratch.file("convert-out-b")
+        func command(_ inputs: ArraySlice<String>, _ out: URL) -> String {
+            ([ChildProcess.deckTool, "convert"] + inputs + ["--to", "apkg", "--out-dir", out.path, "--jobs", "1", "--quiet", "--no-progress"])
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        }
+        var together: [Double] = []
+        for _ in 0..<max(runs, 1) {
+            remove(outA, outB)
+            let script = command(paths[..<(decks / 2)], outA) + " & " + command(paths[(decks / 2)...], outB) + " & wait"
+            together.append(try ChildProcess.run("/bin/sh", ["-c", script]).sample.wall)
+        }
+        let machineSpeedUp = measurement.reference_s / max(median(together), 1e-9)
         measurement.group = "convert"
         measurement.bar_text = "≥ 1.7x faster (ratio ≤ 0.59)"
         measurement.reference_name = "the same command with --jobs 1"
-        measurement.note = "\(decks) decks of \(cards) cards each. Wall-clock decides: the CPU ratio shows the work done, which parallelism does not reduce. On a shared machine the second core is not always free."
-        remove(inputs, out1, out2, template, csv)
+        measurement.note = String(format: "%d decks of %d cards each. Wall-clock decides: the CPU ratio shows the work done, which parallelism does not reduce. What the machine allowed during this run: two independent `--jobs 1` processes converting half the decks each took %@ together (median of %d), a %.2fx speed-up over one process doing all — the ceiling for `--jobs 2` at this load.",
+                                  decks, cards, String(format: "%.2f s", median(together)) as NSString, together.count, machineSpeedUp)
+        remove(inputs, out1, out2, outA, outB, template, csv)
         return measurement
     }
 
