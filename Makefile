@@ -65,7 +65,7 @@ FUZZ_SECONDS ?= 60
 # The full reliability suite: RELIABILITY_KILLS SIGKILLs of writing `deck` processes, and the rest.
 reliability: deps
 	$(SWIFT) build --build-tests
-	RELIABILITY_KILLS=$(KILLS) RELIABILITY_FULL=1 $(SWIFT) test --skip-build --filter ReliabilityTests
+	RELIABILITY_KILLS=$(KILLS) $(SWIFT) test --skip-build --filter ReliabilityTests
 
 # The whole test suite under AddressSanitizer / ThreadSanitizer (own build paths; the tests
 # run the sanitized `deck` too). SANITIZER_TEST_ARGS narrows a run, e.g. --filter ReliabilityTests.

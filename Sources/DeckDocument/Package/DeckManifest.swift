@@ -90,7 +90,10 @@ public struct DeckManifest: Codable, Sendable, Equatable {
             throw DeckError(path: path, reason: "manifest can't be read: \(error)", kind: .corrupt)
         }
         // The decoder may read a repeated key differently from JSONSerialization above:
-        // the version that counts is the one decoded.
+        // the content type and version that count are the ones decoded.
+        guard manifest.contentType == deckContentType else {
+            throw DeckError(path: path, reason: "manifest contentType is \"\(manifest.contentType)\", expected \"\(deckContentType)\"", kind: .notADeck)
+        }
         if let error = versionError(manifest.formatVersion, path: path) { throw error }
         return manifest
     }
