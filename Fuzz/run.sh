@@ -20,14 +20,20 @@ max_len_of() { # inputs past these sizes add time, not coverage
     esac
 }
 
-modules_of() { # the module and everything it links against
-    case $1 in
-        FilterParser) echo DeckFilter ;;
-        CSVReader) echo Interchange DeckDocument Persistence SQLite Archive DeckFilter Anki ;;
-        Manifest) echo DeckDocument Persistence SQLite Archive DeckFilter ;;
-        ArchiveReader) echo Archive ;;
-        AnkiPackage) echo Anki SQLite Archive ;;
-    esac
+modules_of() { # the module and every Swift module it depends on, from the package description
+    swift package describe --type json 2>/dev/null | python3 -c '
+import json, sys
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+order = []
+def visit(name):
+    if name in order or name not in targets:
+        return
+    order.append(name)
+    for dependency in targets[name].get("target_dependencies", []):
+        visit(dependency)
+visit(sys.argv[1])
+print(" ".join(n for n in order if targets[n].get("module_type") == "SwiftTarget"))
+' "$(module_of "$1")"
 }
 
 module_of() {

@@ -112,13 +112,28 @@ struct RunningDeck {
     }
 
     /// Waits for the process and collects its output.
+    /// Both pipes are drained at once: a child that fills stderr (a sanitizer report) while
+    /// we wait on stdout would otherwise block forever.
     func wait() -> DeckRun {
+        let errBox = DataBox()
+        let done = DispatchSemaphore(value: 0)
+        let errHandle = err.fileHandleForReading
+        Thread {
+            errBox.data = errHandle.readDataToEndOfFile()
+            done.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        let errData = errBox.data
         process.waitUntilExit()
         return DeckRun(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
                        stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
+}
+
+/// Data handed from a reading thread to the waiting one (ordered by a semaphore).
+final class DataBox: @unchecked Sendable {
+    var data = Data()
 }
 
 /// A temporary directory removed when the test is done.
