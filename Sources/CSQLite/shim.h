@@ -11,4 +11,10 @@ static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATI
 static inline int csqlite_db_config_int(sqlite3 *db, int op, int value, int *out) {
     return sqlite3_db_config(db, op, value, out);
 }
+/// sqlite3_config is variadic too. Memory statistics cost a global mutex on every
+/// allocation, which serialises threads; nothing here reads them, so they are turned off.
+/// Must run before SQLite initialises; afterwards it returns SQLITE_MISUSE and changes nothing.
+static inline int csqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif

@@ -46,6 +46,7 @@ public final class Database: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` when the file can't be opened (`cantOpen`), is not a
     ///   database (`notADatabase`), or the connection can't be configured.
     public init(path: String, mode: Mode = .create, busyTimeout: TimeInterval = 5) throws(DatabaseError) {
+        _ = Database.processConfiguration
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
@@ -74,6 +75,12 @@ public final class Database: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection: memory
+    /// statistics off (their global mutex serialised every allocation across threads).
+    private static let processConfiguration: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
 
     /// Opens a private in-memory database, gone when the connection closes.
     public static func inMemory() throws(DatabaseError) -> Database {
