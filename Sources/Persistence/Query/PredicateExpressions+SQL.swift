@@ -128,6 +128,14 @@ extension SQLTranslator {
     }
 }
 
+extension SQLTranslator {
+    /// `(lhs <op> rhs)`: nullable when either side is, unless `nullable` says otherwise.
+    mutating func infix(_ lhs: Any, _ symbol: String, _ rhs: Any, nullable: Bool? = nil) throws -> SQLFragment {
+        let l = try scalar(lhs), r = try scalar(rhs)
+        return .scalar("(\(l.sql) \(symbol) \(r.sql))", nullable: nullable ?? (l.nullable || r.nullable))
+    }
+}
+
 extension PredicateExpressions.Equal: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment { try equality(&t, lhs, rhs, negated: false) }
 }
@@ -145,8 +153,7 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
         case .greaterThanOrEqual: symbol = ">="
         @unknown default: throw PersistenceError.unsupportedPredicate("comparison operator \(op)")
         }
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) \(symbol) \(r.sql))", nullable: l.nullable || r.nullable)
+        return try t.infix(lhs, symbol, rhs)
     }
 }
 
@@ -154,14 +161,12 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
 
 extension PredicateExpressions.Conjunction: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) AND \(r.sql))", nullable: false)
+        try t.infix(lhs, "AND", rhs, nullable: false)
     }
 }
 extension PredicateExpressions.Disjunction: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) OR \(r.sql))", nullable: false)
+        try t.infix(lhs, "OR", rhs, nullable: false)
     }
 }
 extension PredicateExpressions.Negation: SQLTranslatable {
@@ -208,8 +213,7 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
         case .multiply: symbol = "*"
         @unknown default: throw PersistenceError.unsupportedPredicate("arithmetic operator \(op)")
         }
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) \(symbol) \(r.sql))", nullable: l.nullable || r.nullable)
+        return try t.infix(lhs, symbol, rhs)
     }
 }
 extension PredicateExpressions.FloatDivision: SQLTranslatable {
@@ -220,14 +224,12 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
 }
 extension PredicateExpressions.IntDivision: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) / \(r.sql))", nullable: true)
+        try t.infix(lhs, "/", rhs, nullable: true)
     }
 }
 extension PredicateExpressions.IntRemainder: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
-        let l = try t.scalar(lhs), r = try t.scalar(rhs)
-        return .scalar("(\(l.sql) % \(r.sql))", nullable: true)
+        try t.infix(lhs, "%", rhs, nullable: true)
     }
 }
 extension PredicateExpressions.UnaryMinus: SQLTranslatable {
