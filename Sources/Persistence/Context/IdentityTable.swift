@@ -1,41 +1,52 @@
 /// The identity map of one table: primary key → the one model object of that row.
 ///
 /// A fetch registers every row it returns, so this map sits on the hottest path of the
-/// layer. It is an open-addressing hash table (linear probing, backward-shift deletion)
-/// with a multiplicative hash of the integer key, several times cheaper than
-/// `Dictionary`'s seeded SipHash for this one job, and it moves its entries when it grows
-/// instead of copying them (no reference-count traffic). It is a class so the context can
-/// hold it once per fetch and update it in place.
+/// layer. It is an open-addressing hash table (linear probing, backward-shift deletion),
+/// several times cheaper than `Dictionary`'s seeded SipHash for this one job:
+/// - Primary keys are mostly dense runs of integers fetched in order, so the slot is the key
+///   itself, folded with its high bits (`k ^ k >> log2(capacity)`): consecutive rows land in
+///   consecutive slots and a fetch writes the table sequentially instead of missing the cache
+///   on every row, while keys a multiple of the capacity apart still spread.
+/// - Key and model share one slot (one cache line for both); slots are initialized only while
+///   used, so creating, growing and freeing the table never touches the empty ones.
+/// - Growing moves entries instead of copying them (no reference-count traffic).
+/// It is a class so the context can hold it once per fetch and update it in place.
 final class IdentityTable: Sequence {
-    private var keys: UnsafeMutablePointer<Int64>
-    /// Probing reads only these flags and keys, so it never touches reference counts.
+    private struct Slot {
+        var key: Int64
+        var model: any PersistentModel
+    }
+
+    /// Initialized exactly where `used` is true.
+    private var slots: UnsafeMutablePointer<Slot>
+    /// Probing reads only these flags and the keys, so it never touches reference counts.
     private var used: UnsafeMutablePointer<Bool>
-    /// nil in every unused slot.
-    private var values: UnsafeMutablePointer<(any PersistentModel)?>
     private var capacity: Int
+    private var shift: Int
     private(set) var count = 0
 
     init(capacity: Int = 16) {
-        self.capacity = capacity
-        keys = .allocate(capacity: capacity)
-        used = .allocate(capacity: capacity)
-        used.initialize(repeating: false, count: capacity)
-        values = .allocate(capacity: capacity)
-        values.initialize(repeating: nil, count: capacity)
+        var size = 16
+        while size < capacity { size *= 2 }
+        self.capacity = size
+        shift = size.trailingZeroBitCount
+        slots = .allocate(capacity: size)
+        used = .allocate(capacity: size)
+        used.initialize(repeating: false, count: size)
     }
 
     deinit {
-        values.deinitialize(count: capacity)
-        values.deallocate()
+        for index in 0..<capacity where used[index] { (slots + index).deinitialize(count: 1) }
+        slots.deallocate()
         used.deallocate()
-        keys.deallocate()
     }
 
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
     private func slot(for key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20) & (capacity - 1)
+        let bits = UInt64(bitPattern: key)
+        return Int(truncatingIfNeeded: bits ^ (bits >> UInt64(shift))) & (capacity - 1)
     }
 
     /// The model registered for `key`, if any; assigning nil removes it.
@@ -43,7 +54,7 @@ final class IdentityTable: Sequence {
         get {
             var index = slot(for: key)
             while used[index] {
-                if keys[index] == key { return values[index] }
+                if slots[index].key == key { return slots[index].model }
                 index = (index + 1) & (capacity - 1)
             }
             return nil
@@ -57,15 +68,14 @@ final class IdentityTable: Sequence {
         if (count + 1) * 4 > capacity * 3 { grow() }
         var index = slot(for: key)
         while used[index] {
-            if keys[index] == key {
-                values[index] = value
+            if slots[index].key == key {
+                slots[index].model = value
                 return
             }
             index = (index + 1) & (capacity - 1)
         }
         used[index] = true
-        keys[index] = key
-        values[index] = value
+        (slots + index).initialize(to: Slot(key: key, model: value))
         count += 1
     }
 
@@ -75,22 +85,19 @@ final class IdentityTable: Sequence {
         let mask = capacity - 1
         var index = slot(for: key)
         while used[index] {
-            if keys[index] == key {
-                let removed = values[index]
-                values[index] = nil
+            if slots[index].key == key {
+                let removed = (slots + index).move().model
                 used[index] = false
                 count -= 1
                 // Backward shift: pull later entries of the probe chain into the hole.
                 var hole = index
                 var next = (index + 1) & mask
                 while used[next] {
-                    let home = slot(for: keys[next])
+                    let home = slot(for: slots[next].key)
                     if (next - home) & mask >= (next - hole) & mask {
-                        keys[hole] = keys[next]
+                        (slots + hole).moveInitialize(from: slots + next, count: 1)
                         used[hole] = true
                         used[next] = false
-                        (values + hole).moveUpdate(from: values + next, count: 1)
-                        (values + next).initialize(to: nil)
                         hole = next
                     }
                     next = (next + 1) & mask
@@ -108,35 +115,29 @@ final class IdentityTable: Sequence {
     }
 
     private func grow() {
-        let oldKeys = keys, oldValues = values, oldUsed = used, oldCapacity = capacity
+        let oldSlots = slots, oldUsed = used, oldCapacity = capacity
         capacity = oldCapacity * 2
-        keys = .allocate(capacity: capacity)
+        shift += 1
+        slots = .allocate(capacity: capacity)
         used = .allocate(capacity: capacity)
         used.initialize(repeating: false, count: capacity)
-        values = .allocate(capacity: capacity)
-        values.initialize(repeating: nil, count: capacity)
-        for index in 0..<oldCapacity {
-            guard oldUsed[index] else { continue }
-            var slot = slot(for: oldKeys[index])
+        for index in 0..<oldCapacity where oldUsed[index] {
+            var slot = slot(for: oldSlots[index].key)
             while used[slot] { slot = (slot + 1) & (capacity - 1) }
             used[slot] = true
-            keys[slot] = oldKeys[index]
-            // Move the reference across: no retain, no release.
-            (values + slot).moveUpdate(from: oldValues + index, count: 1)
-            (oldValues + index).initialize(to: nil)
+            // Move the entry across: no retain, no release.
+            (slots + slot).moveInitialize(from: oldSlots + index, count: 1)
         }
-        oldValues.deinitialize(count: oldCapacity)
-        oldValues.deallocate()
+        oldSlots.deallocate()
         oldUsed.deallocate()
-        oldKeys.deallocate()
     }
 
     /// The registered models.
-    var models: [any PersistentModel] { (0..<capacity).compactMap { used[$0] ? values[$0] : nil } }
+    var models: [any PersistentModel] { (0..<capacity).compactMap { used[$0] ? slots[$0].model : nil } }
     /// The registered primary keys.
-    var primaryKeys: [Int64] { (0..<capacity).compactMap { used[$0] ? keys[$0] : nil } }
+    var primaryKeys: [Int64] { (0..<capacity).compactMap { used[$0] ? slots[$0].key : nil } }
 
     func makeIterator() -> IndexingIterator<[(key: Int64, value: any PersistentModel)]> {
-        (0..<capacity).compactMap { index in values[index].map { (keys[index], $0) } }.makeIterator()
+        (0..<capacity).compactMap { index in used[index] ? (slots[index].key, slots[index].model) : nil }.makeIterator()
     }
 }
