@@ -40,11 +40,16 @@ extension ModelContext {
         // Group the work by store.
         var storesTouched: Set<Int> = []
         var insertEntities: [(any PersistentModel, Schema.Entity)] = []
+        insertEntities.reserveCapacity(inserts.count)
+        var lastEntity: Schema.Entity?
         for model in inserts {
             let entity = try requireEntity(of: model)
             insertEntities.append((model, entity))
-            storesTouched.insert(entity.storeIndex)
-            if case .inserted = model.persistentBackingData.state {} else { continue }
+            // Inserts come in runs of one entity: the set is touched once per run.
+            if entity !== lastEntity {
+                storesTouched.insert(entity.storeIndex)
+                lastEntity = entity
+            }
         }
         let deleteEntities = try deletes.map { ($0, try requireEntity(of: $0)) }
         for (_, entity) in updates + deleteEntities + linkOwners { storesTouched.insert(entity.storeIndex) }
@@ -64,13 +69,17 @@ extension ModelContext {
                     try db.transaction(.immediate) {
                         try writeDeny(deleteEntities.filter { $0.1.storeIndex == index }, db: db)
                         try assignKeys(insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
+                        var inserter = InsertStatements(db: db)
                         for (position, (model, entity)) in insertEntities.enumerated() where entity.storeIndex == index {
-                            insertedValues[position] = try writeInsert(model, entity: entity, db: db)
+                            insertedValues[position] = try writeInsert(model, entity: entity, statement: inserter.statement(for: entity))
                         }
                         for (position, (model, entity)) in updates.enumerated() where entity.storeIndex == index {
                             updatedValues[position] = try writeUpdate(model, entity: entity, db: db)
                         }
-                        for (model, entity) in insertEntities + linkOwners where entity.storeIndex == index {
+                        for (model, entity) in insertEntities where entity.storeIndex == index && entity.hasToManyRelationships {
+                            try writeLinks(model, entity: entity, db: db)
+                        }
+                        for (model, entity) in linkOwners where entity.storeIndex == index {
                             try writeLinks(model, entity: entity, db: db)
                         }
                         for (model, entity) in deleteEntities where entity.storeIndex == index {
@@ -95,11 +104,15 @@ extension ModelContext {
         if let first = insertEntities.first?.1, insertEntities.count > 64 {
             identityTable(first).reserveCapacity(insertEntities.count)
         }
+        insertedIDs.reserveCapacity(insertEntities.count)
+        var table: (entity: Schema.Entity, identities: IdentityTable)?
         for (position, (model, entity)) in insertEntities.enumerated() {
-            model.persistentBackingData.state = .registered
-            model.persistentBackingData.snapshot = insertedValues[position]
-            identityTable(entity)[model.persistentBackingData.primaryKey] = model
-            markLinksSaved(model)
+            let backing = model.persistentBackingData
+            backing.state = .registered
+            backing.snapshot = insertedValues[position]
+            if table?.entity !== entity { table = (entity, identityTable(entity)) }
+            table?.identities[backing.primaryKey] = model
+            if !backing.relationships.isEmpty { markLinksSaved(model) }
             insertedIDs.append(identifier(of: model, entity: entity))
         }
         for (position, (model, entity)) in updates.enumerated() {
@@ -114,7 +127,13 @@ extension ModelContext {
         }
         clearPending()
         if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
-        postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
+        var entityNames: Set<String> = []
+        var lastNamed: Schema.Entity?
+        for (_, entity) in insertEntities + updates + deleteEntities + linkOwners where entity !== lastNamed {
+            entityNames.insert(entity.name)
+            lastNamed = entity
+        }
+        postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, entities: entityNames)
     }
 
     private func identifier(of model: any PersistentModel, entity: Schema.Entity) -> PersistentIdentifier {
@@ -122,13 +141,16 @@ extension ModelContext {
                              primaryKey: model.persistentBackingData.primaryKey)
     }
 
-    func postDidSave(inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier]) {
+    /// Posts ``didSave`` and tells the container's observers which entities changed
+    /// (`entities`: the names in the identifiers, when the caller knows them already).
+    func postDidSave(inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier],
+                     entities: Set<String>? = nil) {
         NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: inserted,
             NotificationKey.updatedIdentifiers.rawValue: updated,
             NotificationKey.deletedIdentifiers.rawValue: deleted,
         ])
-        container.notifySaved(entities: Set((inserted + updated + deleted).map(\.entityName)))
+        container.notifySaved(entities: entities ?? Set((inserted + updated + deleted).map(\.entityName)))
     }
 
     // MARK: Writing
@@ -156,18 +178,35 @@ extension ModelContext {
         }
     }
 
-    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> [SQLValue] {
-        let statement = try db.cachedStatement(entity.insertStatementSQL)
-        let values = storedValues(of: model, entity: entity)
-        statement.bind(int64: model.persistentBackingData.primaryKey, at: 1)
-        var index: Int32 = 2
+    /// The insert statement of each entity during one save, looked up once per run of
+    /// inserts of one entity rather than by SQL text for every row.
+    private struct InsertStatements {
+        let db: Database
+        var last: (entity: Schema.Entity, statement: Statement)?
+
+        init(db: Database) { self.db = db }
+
+        mutating func statement(for entity: Schema.Entity) throws -> Statement {
+            if let last, last.entity === entity {
+                last.statement.reset()
+                return last.statement
+            }
+            let statement = try db.cachedStatement(entity.insertStatementSQL)
+            last = (entity, statement)
+            return statement
+        }
+    }
+
+    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, statement: Statement) throws -> [SQLValue] {
+        let backing = model.persistentBackingData
+        statement.bind(int64: backing.primaryKey, at: 1)
+        var first: Int32 = 2
         if entity.usesDiscriminator {
             statement.bind(text: entity.name, at: 2)
-            index = 3
+            first = 3
         }
-        for value in values {
-            statement.bind(value, at: index)
-            index += 1
+        let values = storedValues(of: model, entity: entity) { value, position in
+            statement.bind(value, at: first + Int32(position))
         }
         if entity.uniqueConstraints.isEmpty {
             try statement.execute()
@@ -175,13 +214,13 @@ extension ModelContext {
             defer { statement.reset() }
             if try statement.step() {
                 let key = statement.int64(at: 0)
-                if key != model.persistentBackingData.primaryKey {
+                if key != backing.primaryKey {
                     // Upsert: the model takes over the existing row.
                     if let previous = registry[tableKey(entity)]?[key], previous !== model {
                         previous.persistentBackingData.state = .detached
                         previous.persistentBackingData.context = nil
                     }
-                    model.persistentBackingData.primaryKey = key
+                    backing.primaryKey = key
                 }
             }
             while try statement.step() {}

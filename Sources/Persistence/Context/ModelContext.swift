@@ -80,26 +80,27 @@ public final class ModelContext {
     func insertModel(_ model: any PersistentModel) {
         if undoState.isEnabled { recordUndo(.membership(model)) }
         autosaveState.generation &+= 1
-        let id = ObjectIdentifier(model)
-        switch model.persistentBackingData.state {
-        case .registered where model.persistentBackingData.context === self: return
-        case .inserted where model.persistentBackingData.context === self: return
-        case .deleted where model.persistentBackingData.context === self:
-            // Undoing a pending delete.
-            deletedModels[id] = nil
-            model.persistentBackingData.state = model.persistentBackingData.snapshot == nil ? .inserted : .registered
-            return
-        default: break
+        let backing = model.persistentBackingData
+        if backing.state != .detached, backing.context === self {
+            switch backing.state {
+            case .registered, .inserted, .detached: return
+            case .deleted:
+                // Undoing a pending delete.
+                deletedModels[ObjectIdentifier(model)] = nil
+                backing.state = backing.snapshot == nil ? .inserted : .registered
+                return
+            }
         }
         guard let entity = entity(of: model) else { return }
         nextTemporaryKey -= 1
-        model.persistentBackingData.state = .inserted
-        model.persistentBackingData.context = self
-        model.persistentBackingData.primaryKey = nextTemporaryKey
-        model.persistentBackingData.storeIdentifier = container.store(for: entity).identifier
+        backing.state = .inserted
+        backing.context = self
+        backing.primaryKey = nextTemporaryKey
+        backing.storeIdentifier = container.stores[entity.storeIndex].identifier
         insertionOrder.append(model)
         // Insert related models that are not registered anywhere yet.
-        for content in model.persistentBackingData.relationships.values {
+        guard !backing.relationships.isEmpty else { return }
+        for content in backing.relationships.values {
             switch content {
             case .toOne(let target?):
                 if let target = target as? any PersistentModel, target.persistentBackingData.context == nil { insertModel(target) }
@@ -255,17 +256,38 @@ public final class ModelContext {
 
     /// The values a model would store now: attributes, then to-one keys.
     func storedValues(of model: any PersistentModel, entity: Schema.Entity) -> [SQLValue] {
-        var values: [SQLValue] = []
-        values.reserveCapacity(entity.columnNames.count)
-        for read in entity.readers { values.append(read(model)) }
-        for (index, relationship) in entity.toOneColumns.enumerated() {
-            if case .toOne(let target)? = model.persistentBackingData.relationships[relationship.keyPath] {
-                values.append(keyValue(of: target))
-            } else {
-                values.append(model.persistentBackingData.snapshot?[entity.attributes.count + index] ?? .null)
+        storedValues(of: model, entity: entity) { _, _ in }
+    }
+
+    /// The same, handing each value to `visit` with its position as it is read (a save binds
+    /// it to the insert statement there and then).
+    @inline(__always)
+    func storedValues(of model: any PersistentModel, entity: Schema.Entity, visit: (SQLValue, Int) -> Void) -> [SQLValue] {
+        let readers = entity.readers, toOne = entity.toOneColumns
+        return [SQLValue](unsafeUninitializedCapacity: readers.count + toOne.count) { buffer, count in
+            var position = 0
+            for read in readers {
+                let value = read(model)
+                visit(value, position)
+                (buffer.baseAddress! + position).initialize(to: value)
+                position += 1
             }
+            if !toOne.isEmpty {
+                let backing = model.persistentBackingData
+                for relationship in toOne {
+                    let value: SQLValue
+                    if case .toOne(let target)? = backing.relationships[relationship.keyPath] {
+                        value = keyValue(of: target)
+                    } else {
+                        value = backing.snapshot?[position] ?? .null
+                    }
+                    visit(value, position)
+                    (buffer.baseAddress! + position).initialize(to: value)
+                    position += 1
+                }
+            }
+            count = position
         }
-        return values
     }
 
     /// The foreign-key value for a destination model (a marker for unsaved ones).

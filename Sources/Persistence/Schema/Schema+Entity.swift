@@ -87,6 +87,9 @@ extension Schema {
 
         public var description: String { name }
 
+        /// Whether any relationship is to-many (only those keep join-table rows to write on save).
+        var hasToManyRelationships: Bool { relationships.contains { $0.isToMany } }
+
         /// The entity at the top of the inheritance chain.
         public var rootEntity: Entity { superentity?.rootEntity ?? self }
 
