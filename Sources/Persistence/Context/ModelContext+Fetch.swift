@@ -14,29 +14,37 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let entity = try requireEntity(T.self)
         let query = try makeQuery(descriptor, entity: entity, columns: .rows)
-        // Rows are gathered as existentials (a concrete array type, so appending needs no
-        // generic metadata per row) and turned into `[T]` once at the end.
-        var rows: [any PersistentModel] = []
+        // Rows are gathered as unmanaged references owned by this array (+1 each), so that
+        // handing them to `[T]` at the end moves them instead of retaining and releasing each.
+        var rows: [Unmanaged<AnyObject>] = []
+        var exact = true
         try container.store(for: entity).withDatabase { db in
             do {
                 let statement = try db.cachedStatement(query.sql)
                 defer { statement.reset() }
                 try statement.bind(query.arguments)
-                let identities = identityTable(entity)
+                var reader = RowMaterializer(context: self, table: entity)
                 while try statement.step() {
-                    let model = try materialize(statement, table: entity, identities: identities)
-                    if model.persistentBackingData.state != .deleted { rows.append(model) }
+                    let model = try reader.materialize(statement)
+                    guard model.persistentBackingData.state != .deleted else { continue }
+                    if exact && ObjectIdentifier(type(of: model)) != ObjectIdentifier(T.self) { exact = false }
+                    rows.append(Unmanaged.passRetained(model as AnyObject))
                 }
-            } catch { throw PersistenceError.wrap(error) }
+            } catch {
+                for row in rows { row.release() }
+                throw PersistenceError.wrap(error)
+            }
         }
-        var results: [T] = []
-        if rows.allSatisfy({ ObjectIdentifier(type(of: $0)) == ObjectIdentifier(T.self) }) {
+        var results: [T]
+        if exact {
             results = [T](unsafeUninitializedCapacity: rows.count) { buffer, count in
-                for (index, model) in rows.enumerated() { (buffer.baseAddress! + index).initialize(to: unsafeDowncast(model, to: T.self)) }
+                for (index, row) in rows.enumerated() {
+                    (buffer.baseAddress! + index).initialize(to: unsafeDowncast(row.takeRetainedValue(), to: T.self))
+                }
                 count = rows.count
             }
         } else {
-            results = rows.compactMap { $0 as? T }
+            results = rows.compactMap { $0.takeRetainedValue() as? T }
         }
         if descriptor.includePendingChanges {
             results = try mergePending(results, descriptor: descriptor, entity: entity)
@@ -116,6 +124,7 @@ extension ModelContext {
                 // may run other queries meanwhile.
                 let statement = try db.prepare(query.sql)
                 try statement.bind(query.arguments)
+                var reader = RowMaterializer(context: self, table: entity)
                 var done = false
                 while !done {
                     var batch: [T] = []
@@ -124,7 +133,7 @@ extension ModelContext {
                         guard try statement.step() else { done = true; break }
                         let pk = statement.int64(at: 0)
                         let wasRegistered = registry[key]?[pk] != nil
-                        guard let model = cast(try materialize(statement, table: entity), to: T.self) else { continue }
+                        guard let model = cast(try reader.materialize(statement), to: T.self) else { continue }
                         if !wasRegistered { fresh.append(pk) }
                         if model.persistentBackingData.state != .deleted { batch.append(model) }
                     }
@@ -191,44 +200,8 @@ extension ModelContext {
 
     /// The registered model for the current row, or a new one filled from it.
     func materialize(_ statement: Statement, table entity: Schema.Entity) throws -> any PersistentModel {
-        try materialize(statement, table: entity, identities: identityTable(entity))
-    }
-
-    /// The same, with the table's identity map already at hand (fetch loops).
-    func materialize(_ statement: Statement, table entity: Schema.Entity, identities: IdentityTable) throws -> any PersistentModel {
-        let pk = statement.int64(at: 0)
-        if let existing = identities[pk] { return existing }
-        var concrete = entity
-        if entity.usesDiscriminator {
-            let name = statement.string(at: 1)
-            guard let sub = schema.entity(named: name), sub.rootEntity === entity.rootEntity else {
-                throw PersistenceError.invalidStoredValue(entity: entity.name, attribute: "entity", value: name)
-            }
-            concrete = sub
-        }
-        let model = concrete.make()
-        let positions = concrete.selectPositions
-        let writers = concrete.writers
-        var failed: Int?
-        let snapshot = [SQLValue](unsafeUninitializedCapacity: positions.count) { buffer, count in
-            for (index, position) in positions.enumerated() {
-                let value = statement.value(at: position)
-                if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
-                (buffer.baseAddress! + index).initialize(to: value)
-            }
-            count = positions.count
-        }
-        if let failed {
-            throw externalStorageError(concrete) ?? PersistenceError.invalidStoredValue(entity: concrete.name, attribute: concrete.attributes[failed].name, value: snapshot[failed].description)
-        }
-        let backing = model.persistentBackingData
-        backing.snapshot = snapshot
-        backing.primaryKey = pk
-        backing.state = .registered
-        backing.context = self
-        backing.storeIdentifier = container.stores[entity.storeIndex].identifier
-        identities[pk] = model
-        return model
+        var reader = RowMaterializer(context: self, table: entity)
+        return try reader.materialize(statement)
     }
 
     /// Fetches one row by primary key (or returns the registered model).
