@@ -28,7 +28,7 @@ extension ModelContext {
         for models in registry.values {
             for model in models.models where model.persistentBackingData.state == .registered {
                 guard let entity = entity(of: model), let snapshot = model.persistentBackingData.snapshot else { continue }
-                if storedValues(of: model, entity: entity) != snapshot { updates.append((model, entity)) }
+                if !hasStoredValues(snapshot, model: model, entity: entity) { updates.append((model, entity)) }
                 if hasLinkChanges(model) { linkOwners.append((model, entity)) }
             }
         }
@@ -59,8 +59,8 @@ extension ModelContext {
         try checkRelationshipCounts(insertEntities + updates)
 
         // Stored values as written, by position in insertEntities and updates.
-        var insertedValues: [[SQLValue]] = Array(repeating: [], count: insertEntities.count)
-        var updatedValues: [[SQLValue]] = Array(repeating: [], count: updates.count)
+        var insertedValues: [StoredValues?] = Array(repeating: nil, count: insertEntities.count)
+        var updatedValues: [StoredValues?] = Array(repeating: nil, count: updates.count)
         var assigned: [(any PersistentModel, Int64)] = []
         do {
             for index in storesTouched.sorted() {
@@ -197,7 +197,7 @@ extension ModelContext {
         }
     }
 
-    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, statement: Statement) throws -> [SQLValue] {
+    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, statement: Statement) throws -> StoredValues {
         let backing = model.persistentBackingData
         statement.bind(int64: backing.primaryKey, at: 1)
         var first: Int32 = 2
@@ -228,7 +228,7 @@ extension ModelContext {
         return values
     }
 
-    private func writeUpdate(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> [SQLValue] {
+    private func writeUpdate(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws -> StoredValues {
         let values = storedValues(of: model, entity: entity)
         guard let snapshot = model.persistentBackingData.snapshot else { return values }
         let changed = values.indices.filter { values[$0] != snapshot[$0] }

@@ -247,7 +247,7 @@ public final class ModelContext {
     func isChanged(_ model: any PersistentModel) -> Bool {
         guard model.persistentBackingData.state == .registered, let snapshot = model.persistentBackingData.snapshot,
               let entity = entity(of: model) else { return false }
-        if storedValues(of: model, entity: entity) != snapshot { return true }
+        if !hasStoredValues(snapshot, model: model, entity: entity) { return true }
         for content in model.persistentBackingData.relationships.values {
             if case .toMany(let current, let original?) = content, !sameMembers(current, original) { return true }
         }
@@ -255,21 +255,21 @@ public final class ModelContext {
     }
 
     /// The values a model would store now: attributes, then to-one keys.
-    func storedValues(of model: any PersistentModel, entity: Schema.Entity) -> [SQLValue] {
+    func storedValues(of model: any PersistentModel, entity: Schema.Entity) -> StoredValues {
         storedValues(of: model, entity: entity) { _, _ in }
     }
 
     /// The same, handing each value to `visit` with its position as it is read (a save binds
     /// it to the insert statement there and then).
     @inline(__always)
-    func storedValues(of model: any PersistentModel, entity: Schema.Entity, visit: (SQLValue, Int) -> Void) -> [SQLValue] {
+    func storedValues(of model: any PersistentModel, entity: Schema.Entity, visit: (SQLValue, Int) -> Void) -> StoredValues {
         let readers = entity.readers, toOne = entity.toOneColumns
-        return [SQLValue](unsafeUninitializedCapacity: readers.count + toOne.count) { buffer, count in
+        return StoredValues.make(count: readers.count + toOne.count) { buffer in
             var position = 0
             for read in readers {
                 let value = read(model)
                 visit(value, position)
-                (buffer.baseAddress! + position).initialize(to: value)
+                (buffer + position).initialize(to: value)
                 position += 1
             }
             if !toOne.isEmpty {
@@ -282,12 +282,26 @@ public final class ModelContext {
                         value = backing.snapshot?[position] ?? .null
                     }
                     visit(value, position)
-                    (buffer.baseAddress! + position).initialize(to: value)
+                    (buffer + position).initialize(to: value)
                     position += 1
                 }
             }
-            count = position
         }
+    }
+
+    /// Whether a model's attributes and to-one keys are still those of `snapshot`, read one
+    /// by one without building the values (a save asks this of every registered model).
+    func hasStoredValues(_ snapshot: StoredValues, model: any PersistentModel, entity: Schema.Entity) -> Bool {
+        let readers = entity.readers, toOne = entity.toOneColumns
+        guard snapshot.count == readers.count + toOne.count else { return false }
+        for (position, read) in readers.enumerated() where read(model) != snapshot[position] { return false }
+        guard !toOne.isEmpty else { return true }
+        let relationships = model.persistentBackingData.relationships
+        for (index, relationship) in toOne.enumerated() {
+            if case .toOne(let target)? = relationships[relationship.keyPath],
+               keyValue(of: target) != snapshot[readers.count + index] { return false }
+        }
+        return true
     }
 
     /// The foreign-key value for a destination model (a marker for unsaved ones).

@@ -151,8 +151,8 @@ extension ModelContext {
             snapshot.append(value)
         }
         let backing = model.persistentBackingData
-        if backing.snapshot != snapshot {
-            backing.snapshot = snapshot
+        if !(backing.snapshot.map { $0.elementsEqual(snapshot) } ?? false) {
+            backing.snapshot = StoredValues.make(snapshot)
             // Relationships load again from the new values.
             backing.relationships.removeAll()
         }

@@ -46,13 +46,12 @@ struct RowMaterializer {
         let model = plan.make()
         let positions = plan.positions, writers = plan.writers
         var failed: Int?
-        let snapshot = [SQLValue](unsafeUninitializedCapacity: positions.count) { buffer, count in
+        let snapshot = StoredValues.make(count: positions.count) { buffer in
             for index in 0..<positions.count {
                 let value = statement.value(at: positions[index])
                 if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
-                (buffer.baseAddress! + index).initialize(to: value)
+                (buffer + index).initialize(to: value)
             }
-            count = positions.count
         }
         if let failed {
             throw context.externalStorageError(plan.entity)

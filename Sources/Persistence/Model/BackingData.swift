@@ -16,7 +16,7 @@ public final class BackingData {
     var primaryKey: Int64 = 0
     var storeIdentifier = ""
     /// Stored values (attributes, then to-one keys) as last fetched or saved; nil when new.
-    var snapshot: [SQLValue]?
+    var snapshot: StoredValues?
     /// Loaded or assigned relationship contents, by relationship key path.
     var relationships: [AnyKeyPath: RelationshipContent] = [:]
 
