@@ -11,7 +11,7 @@ struct CrashInjectionTests {
         UInt64(ProcessInfo.processInfo.environment["RELIABILITY_SEED"] ?? "") ?? UInt64(Date().timeIntervalSince1970)
     }
 
-    @Test("SIGKILL during add, edit, rm, import, archive and migrate leaves every deck sound and every returned write present")
+    @Test("SIGKILL during add, edit, rm, CSV and JSON import, archive, convert and migrate leaves every deck sound and every returned write present")
     func killedWritersLeaveSoundDecks() throws {
         let scratch = try Scratch("crash")
         let seed = Self.seed

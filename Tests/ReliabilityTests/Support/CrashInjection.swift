@@ -8,13 +8,14 @@ import Glibc
 /// whose command returned is present, a killed write is all there or not there at all, and
 /// no partial output sits at a destination.
 ///
-/// The operations are add, edit, rm, import (50 rows), archive (to a zip) and migrate
-/// (of a copy of the version 0 fixture). Kill delays are drawn uniformly over
+/// The operations are add, edit, rm, import (50 CSV rows), import of a JSON export (50 cards),
+/// archive (to a zip), convert (50 CSV rows to JSON: the output is complete or absent) and
+/// migrate (of a copy of the version 0 fixture). Kill delays are drawn uniformly over
 /// each operation's measured duration (22–110 %), so kills land everywhere from opening the deck to
 /// the final rename.
 struct CrashInjection {
     enum Operation: String, CaseIterable {
-        case add, edit, rm, `import`, archive, migrate
+        case add, edit, rm, `import`, importJSON, archive, convert, migrate
     }
 
     struct Report: CustomStringConvertible {
@@ -60,7 +61,8 @@ struct CrashInjection {
         var iterations = 0
         while report.kills < target && iterations < target * 6 {
             iterations += 1
-            let weights: [(Operation, Int)] = [(.add, 30), (.edit, 15), (.rm, 10), (.import, 15), (.archive, 15), (.migrate, 15)]
+            let weights: [(Operation, Int)] = [(.add, 25), (.edit, 12), (.rm, 8), (.import, 12), (.importJSON, 10), (.archive, 12),
+                                               (.convert, 9), (.migrate, 12)]
             var pick = Int.random(in: 0..<100, using: &rng)
             var operation = Operation.add
             for (candidate, weight) in weights {
@@ -95,8 +97,9 @@ struct CrashInjection {
 
     private mutating func step(_ operation: Operation, kill: Bool) throws {
         switch operation {
-        case .add, .edit, .rm, .import: try deckWrite(operation, kill: kill)
+        case .add, .edit, .rm, .import, .importJSON: try deckWrite(operation, kill: kill)
         case .archive: try archive(kill: kill)
+        case .convert: try convert(kill: kill)
         case .migrate: try migrate(kill: kill)
         }
     }
@@ -150,11 +153,16 @@ struct CrashInjection {
             for row in 0..<Self.importRows { text += "import-\(n)-\(row),\"back, \(row)\",imported\n" }
             try Data(text.utf8).write(to: file)
             arguments = ["import", Self.deck, file.lastPathComponent]
+        case .importJSON:
+            arguments = ["import", Self.deck, try jsonExport(n).lastPathComponent]
         default:
             return
         }
         let result = try runMaybeKilled(arguments, operation: operation, kill: kill)
-        defer { if operation == .import { try? FileManager.default.removeItem(at: directory.appendingPathComponent("import-\(n).csv")) } }
+        defer {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("import-\(n).csv"))
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("import-\(n).json"))
+        }
         if !result.signaled && result.status != 0 {
             report.failures.append("\(arguments.joined(separator: " ")): \(result)")
         }
@@ -184,7 +192,7 @@ struct CrashInjection {
             if let target {
                 if returned || actual[target] == nil { model[target] = nil }
             }
-        case .import:
+        case .import, .importJSON:
             let imported = actual.values.filter { $0.front.hasPrefix("import-\(n)-") }
             if imported.count != 0 && imported.count != Self.importRows {
                 report.failures.append("import-\(n) killed=\(result.signaled): \(imported.count) of \(Self.importRows) rows present (not atomic)")
@@ -249,6 +257,62 @@ struct CrashInjection {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(leftover))
         }
         report.failures += try DeckState.problems(of: Self.deck, in: directory).map { "after archive-\(n): \($0)" }
+    }
+
+    /// A JSON export of a separate deck of `importRows` cards named `import-<n>-<row>` (made
+    /// unkilled, so the file is whole), to import into the crash deck.
+    private func jsonExport(_ n: Int) throws -> URL {
+        let folder = directory.appendingPathComponent("json-source-\(n)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var text = "front,back,tags\n"
+        for row in 0..<Self.importRows { text += "import-\(n)-\(row),back \(row),json\n" }
+        try Data(text.utf8).write(to: folder.appendingPathComponent("cards.csv"))
+        let made = try DeckBinary.run(["import", "Source.sampledeck", "cards.csv", "--create", "--quiet"], in: folder)
+        guard made.status == 0 else { throw StateError("making the JSON source: \(made)") }
+        let output = directory.appendingPathComponent("import-\(n).json")
+        let exported = try DeckBinary.run(["export", "Source.sampledeck", "-o", output.path], in: folder)
+        guard exported.status == 0 else { throw StateError("exporting the JSON source: \(exported)") }
+        return output
+    }
+
+    /// `deck convert` of a CSV to JSON: a killed run leaves no output or a whole one (every
+    /// card), never a partial file at the destination, and never touches its input.
+    private mutating func convert(kill: Bool) throws {
+        let n = nextName()
+        let folder = directory.appendingPathComponent("convert-\(n)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var text = "front,back\n"
+        for row in 0..<Self.importRows { text += "convert-\(n)-\(row),back \(row)\n" }
+        let input = Data(text.utf8)
+        try input.write(to: folder.appendingPathComponent("cards.csv"))
+        let result = try runMaybeKilled(["convert", "convert-\(n)/cards.csv", "--to", "json", "--out-dir", "convert-\(n)/out", "--jobs", "1", "--quiet"],
+                                        operation: .convert, kill: kill)
+        let returned = !result.signaled && result.status == 0
+        if !result.signaled && result.status != 0 { report.failures.append("convert: \(result)") }
+        if (try? Data(contentsOf: folder.appendingPathComponent("cards.csv"))) != input {
+            report.failures.append("convert-\(n) (killed=\(result.signaled)): the input was modified")
+        }
+        let output = folder.appendingPathComponent("out/cards.json")
+        if let data = try? Data(contentsOf: output) {
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let cards = (object?["cards"] as? [Any])?.count
+            if cards != Self.importRows {
+                report.failures.append("convert-\(n) (killed=\(result.signaled)): partial output at the destination (\(cards.map(String.init) ?? "unreadable") cards)")
+            }
+        } else if returned {
+            report.failures.append("convert-\(n) returned but out/cards.json is missing")
+        }
+        let out = folder.appendingPathComponent("out")
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [] where leftover != "cards.json" {
+            if leftover.hasPrefix(".") {
+                report.strayTemporaries += 1
+                report.strayNames.insert(leftover.count > 20 ? String(leftover.prefix(20)) + "…" : leftover)
+            } else {
+                report.failures.append("convert-\(n): unexpected file in the output folder: \(leftover)")
+            }
+        }
     }
 
     private mutating func migrate(kill: Bool) throws {
