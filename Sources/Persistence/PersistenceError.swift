@@ -39,6 +39,9 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
     case modelNotFound(PersistentIdentifier)
     /// A file of external storage is missing or unreadable.
     case externalStorageMissing(path: String)
+    /// A ``BatchInsert`` can't write a model as given: the entity and why (a model already in
+    /// a context, a relationship to a model that has no row yet).
+    case batchInsert(entity: String, reason: String)
     /// The store was written by a schema version that the migration plan does not list (or
     /// from which no chain of stages leads to the current version).
     case unknownStoreVersion(path: String, storeVersion: String, currentVersion: String, knownVersions: [String])
@@ -65,6 +68,7 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
         case .migrationFailed(let stage, let reason): "migration stage \(stage) failed: \(reason)"
         case .modelNotFound(let id): "no model with identifier \(id)"
         case .externalStorageMissing(let path): "\(path): external storage file is missing"
+        case .batchInsert(let entity, let reason): "batch insert of \(entity): \(reason)"
         }
     }
 }

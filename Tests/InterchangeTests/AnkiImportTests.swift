@@ -138,13 +138,13 @@ import Testing
         let scratch = try Scratch()
         let deck = try scratch.deck()
         let media = try deck.addMedia(Data([1, 2, 3]), originalName: "a.png")
-        try deck.bulkImport(batchSize: 2) { session in
+        try deck.bulkImport { session in
             for index in 0..<5 {
                 let card = BasicCard(front: "front \(index)", back: "back")
                 try session.add(card, tags: ["t\(index % 2)", "all"], media: index == 4 ? [media.fileName] : [],
                                 reviews: [Review(date: Date(timeIntervalSince1970: Double(index)), ease: 3, interval: 1, duration: 1)])
             }
-            session.ensureTags(["unused"])
+            try session.ensureTags(["unused"])
         }
         #expect(try deck.cardCount() == 5)
         #expect(try deck.allTags().map(\.name) == ["all", "t0", "t1", "unused"])
@@ -175,7 +175,7 @@ import Testing
         let scratch = try Scratch()
         let deck = try scratch.deck()
         #expect(throws: Stop.self) {
-            try deck.bulkImport(batchSize: 2) { session in
+            try deck.bulkImport { session in
                 for index in 0..<5 { try session.add(BasicCard(front: "f\(index)", back: ""), tags: ["x"]) }
                 throw Stop()
             }

@@ -21,7 +21,10 @@ struct SearchCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try OpenDeck.open(at: deck, readOnly: true)
+        var store = try OpenDeck.open(at: deck, readOnly: true)
+        // Cards a bulk import left unindexed: index them for good when the deck can be opened
+        // for writing (otherwise the read-only search indexes them in memory, every time).
+        if store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
         let cards = try store.search(text, limit: limit)
         CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
         if cards.isEmpty { throw ExitCode.failure }

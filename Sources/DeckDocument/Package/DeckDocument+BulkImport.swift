@@ -27,18 +27,18 @@ extension DeckDocument {
         return result
     }
 
-    /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which saves them
-    /// in batches from fresh contexts (so memory stays bounded by the batch size, not the import),
-    /// writes their tag and media links in SQL, and keeps the full-text index triggers suspended
-    /// until the new cards are indexed at the end. Everything happens in one transaction: when `body` or a save
-    /// throws, nothing of the import stays in the deck (media files already written stay in
-    /// `Media/`, unreferenced). Pending changes of ``mainContext`` (media references, the title)
-    /// are saved with it.
+    /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which writes each
+    /// card at once with a ``BatchInsert`` (so nothing of it is kept in memory, and no context
+    /// machinery runs per card) and its tag and media links in SQL. Everything happens in one
+    /// transaction: when `body` or a write throws, nothing of the import stays in the deck (media
+    /// files already written stay in `Media/`, unreferenced). Pending changes of
+    /// ``mainContext`` (media references, the title) are saved with it.
     ///
-    /// Cost: the new cards are indexed in one statement at the end (the whole index is rebuilt
-    /// only for an empty deck).
+    /// Cost: the full-text index is not updated during the import (its triggers are suspended);
+    /// the store records that the new cards are not indexed yet, and the next ``search(_:limit:)``
+    /// indexes them (see ``updateSearchIndex()``).
     /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
-    public func bulkImport<T>(batchSize: Int = 5_000, _ body: (BulkImport) throws -> T) throws -> T {
+    public func bulkImport<T>(_ body: (BulkImport) throws -> T) throws -> T {
         try requireOpen()
         guard mode == .readWrite else {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
@@ -53,12 +53,14 @@ extension DeckDocument {
         do {
             // Media references and the like, added before: saved first so that links find them.
             if mainContext.hasChanges { try mainContext.save() }
-            let session = BulkImport(document: self, batchSize: batchSize)
-            result = try body(session)
-            try session.flush()
+            result = try ModelContext(container).batchInsert { batch in
+                let session = BulkImport(document: self, batch: batch)
+                return try body(session)
+            }
             if mainContext.hasChanges { try mainContext.save() }
             try container.withDatabase(for: Card.self) { db in
-                try DeckStore.indexCards(after: lastKey, db)
+                let newest = try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0
+                if newest > lastKey { try DeckStore.deferIndexing(after: lastKey, db) }
                 for statement in DeckStore.searchDDL { try db.execute(statement) }
                 try db.execute("RELEASE bulk_import")
             }
@@ -75,136 +77,115 @@ extension DeckDocument {
     }
 }
 
-/// A bulk import in progress (see ``DeckDocument/bulkImport(batchSize:_:)``): cards go into
-/// ``context`` and are saved every ``batchSize`` cards, then the context is replaced by a fresh
-/// one, so models of saved batches are released.
+/// A bulk import in progress (see ``DeckDocument/bulkImport(_:)``): each card is written when
+/// it is added, through ``batch``, with its tag and media links; nothing of it is kept.
 public final class BulkImport {
     /// The deck imported into.
     public let document: DeckDocument
-    /// The context of the current batch. Don't keep models of one batch for the next.
-    public private(set) var context: ModelContext
-    /// Cards per batch.
-    public let batchSize: Int
+    /// The batch the cards are written with (models given to it are written at once and not tracked).
+    public let batch: BatchInsert
     /// Cards added so far.
     public private(set) var cardsAdded = 0
-    private var links = BulkLinks()
-    private var pending = 0
+    private var links: BulkLinkWriter
 
-    init(document: DeckDocument, batchSize: Int) {
+    init(document: DeckDocument, batch: BatchInsert) {
         self.document = document
-        self.batchSize = max(1, batchSize)
-        context = ModelContext(document.container)
+        self.batch = batch
+        links = BulkLinkWriter(container: document.container, batch: batch)
     }
 
-    /// Adds a card with its tags (by name, created when missing), its media (by
+    /// Writes a card with its tags (by name, created when missing), its media (by
     /// ``MediaReference/fileName``; add them with ``DeckDocument/addMedia(_:originalName:mime:)``
-    /// first) and its review history.
-    /// - Throws: the store's error when a batch is saved.
+    /// first) and its review history. The card and reviews are spent afterwards: they are not
+    /// registered in any context (fetch the card to work with it).
+    /// - Throws: the store's error.
     public func add(_ card: Card, tags: [String] = [], media: [String] = [], reviews: [Review] = []) throws {
-        context.insert(card)
-        if !reviews.isEmpty {
-            for review in reviews { context.insert(review) }
-            card.reviews = reviews
-        }
-        links.tag(card, with: tags)
-        links.attach(card, media: media)
-        pending += 1
+        if !reviews.isEmpty { card.reviews = reviews }
+        let key = try batch.insertReturningKey(card)
+        if !tags.isEmpty { try links.tag(key, with: tags) }
+        if !media.isEmpty { try links.attach(key, media: media) }
         cardsAdded += 1
-        if pending >= batchSize { try flush() }
-    }
-
-    /// Creates tags no card needs to carry (written with the next batch).
-    public func ensureTags(_ names: [String]) {
-        links.ensureTags(names)
-    }
-
-    /// Saves the current batch and its links, and starts a fresh context.
-    func flush() throws {
-        guard pending > 0 || !links.isEmpty else { return }
-        try context.save()
-        let batch = links
-        try document.container.withDatabase(for: Card.self) { db in try DeckDocument.writeLinks(batch, into: db) }
-        links = BulkLinks()
-        pending = 0
-        context = ModelContext(document.container)
-    }
-}
-
-/// Tag and media links of new cards, written in SQL by a ``BulkImport`` rather than through the cards' `tags` and
-/// `media` relationships: keeping a relationship's inverse in memory costs time in proportion to
-/// the tag's number of cards, which makes a large import quadratic. Tags are created by name
-/// when missing. Cards linked this way show their tags once reloaded (a fresh fetch or context).
-struct BulkLinks {
-    var tags: [(card: Card, names: [String])] = []
-    var media: [(card: Card, fileNames: [String])] = []
-    var extraTags: [String] = []
-
-    /// No links.
-    init() {}
-
-    /// Whether there is nothing to write.
-    var isEmpty: Bool { tags.isEmpty && media.isEmpty && extraTags.isEmpty }
-
-    /// Tags `card` with `names` (empty and repeated names ignored).
-    mutating func tag(_ card: Card, with names: [String]) {
-        if !names.isEmpty { tags.append((card, names)) }
-    }
-
-    /// Links `card` to the media files named `fileNames` (``MediaReference/fileName``, saved or pending).
-    mutating func attach(_ card: Card, media fileNames: [String]) {
-        if !fileNames.isEmpty { media.append((card, fileNames)) }
     }
 
     /// Creates tags no card needs to carry.
-    mutating func ensureTags(_ names: [String]) {
-        extraTags.append(contentsOf: names)
+    /// - Throws: the store's error.
+    public func ensureTags(_ names: [String]) throws {
+        for name in names { _ = try links.tagKey(name) }
     }
 }
 
-extension DeckDocument {
-    static func writeLinks(_ links: BulkLinks, into db: Database) throws {
-        guard !links.isEmpty else { return }
-        var tagKeys: [String: Int64] = [:]
-        let existing = try db.prepare("SELECT \"pk\", \"name\" FROM \"Tag\"")
-        while try existing.step() { tagKeys[existing.string(at: 1)] = existing.int64(at: 0) }
-        let insertTag = try db.prepare("INSERT INTO \"Tag\"(\"name\") VALUES (?)")
-        func tagKey(_ raw: String) throws -> Int64? {
-            if let key = tagKeys[raw] { return key }
-            let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty else { return nil }
-            if let key = tagKeys[name] { return key }
-            insertTag.reset()
-            insertTag.bind(text: name, at: 1)
-            _ = try insertTag.step()
-            let key = db.lastInsertRowID
-            tagKeys[name] = key
+/// Writes the tag and media links of imported cards in SQL, rather than through the cards'
+/// `tags` and `media` relationships: keeping a relationship's inverse in memory costs time in
+/// proportion to the tag's number of cards, which makes a large import quadratic. Tags are
+/// created by name when missing (through the batch); names and keys already seen are
+/// remembered (a deck has few).
+struct BulkLinkWriter {
+    let container: ModelContainer
+    let batch: BatchInsert
+    private var tagKeys: [String: Int64] = [:]
+    private var mediaKeys: [String: Int64] = [:]
+
+    init(container: ModelContainer, batch: BatchInsert) {
+        self.container = container
+        self.batch = batch
+    }
+
+    /// The key of the tag named `raw` (surrounding white space ignored), created when missing;
+    /// nil for an empty name.
+    mutating func tagKey(_ raw: String) throws -> Int64? {
+        if let key = tagKeys[raw] { return key }
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { return nil }
+        if let key = tagKeys[name] {
+            tagKeys[raw] = key
             return key
         }
-        for name in links.extraTags { _ = try tagKey(name) }
-        let link = try db.prepare("INSERT OR IGNORE INTO \"Card_tags\"(\"source\", \"target\") VALUES (?, ?)")
-        for (card, names) in links.tags {
-            let cardKey = card.id
-            for name in names {
-                guard let key = try tagKey(name) else { continue }
-                link.reset()
-                link.bind(int64: cardKey, at: 1)
+        let existing = try container.withDatabase(for: Tag.self) { db in
+            try db.scalar("SELECT \"pk\" FROM \"Tag\" WHERE \"name\" = ?", [.text(name)], as: Int64.self)
+        }
+        let key = try existing ?? batch.insertReturningKey(Tag(name: name))
+        tagKeys[name] = key
+        tagKeys[raw] = key
+        return key
+    }
+
+    /// Tags the card `card` with `names` (empty and repeated names ignored).
+    mutating func tag(_ card: Int64, with names: [String]) throws {
+        var keys: [Int64] = []
+        keys.reserveCapacity(names.count)
+        for name in names {
+            if let key = try tagKey(name) { keys.append(key) }
+        }
+        try container.withDatabase(for: Card.self) { db in
+            let link = try db.cachedStatement("INSERT OR IGNORE INTO \"Card_tags\"(\"source\", \"target\") VALUES (?, ?)")
+            for key in keys {
+                link.bind(int64: card, at: 1)
                 link.bind(int64: key, at: 2)
-                _ = try link.step()
+                try link.execute()
             }
         }
-        guard !links.media.isEmpty else { return }
-        var mediaKeys: [String: Int64] = [:]
-        let media = try db.prepare("SELECT \"pk\", \"fileName\" FROM \"MediaReference\"")
-        while try media.step() { mediaKeys[media.string(at: 1)] = media.int64(at: 0) }
-        let attach = try db.prepare("INSERT OR IGNORE INTO \"Card_media\"(\"source\", \"target\") VALUES (?, ?)")
-        for (card, fileNames) in links.media {
-            let cardKey = card.id
-            for fileName in fileNames {
-                guard let key = mediaKeys[fileName] else { continue }
-                attach.reset()
-                attach.bind(int64: cardKey, at: 1)
+    }
+
+    /// Links the card `card` to the media files named `fileNames` (``MediaReference/fileName``
+    /// of saved references; unknown names are skipped).
+    mutating func attach(_ card: Int64, media fileNames: [String]) throws {
+        var keys: [Int64] = []
+        for fileName in fileNames {
+            if let key = mediaKeys[fileName] {
+                keys.append(key)
+            } else if let key = try container.withDatabase(for: MediaReference.self, { db in
+                try db.scalar("SELECT \"pk\" FROM \"MediaReference\" WHERE \"fileName\" = ?", [.text(fileName)], as: Int64.self)
+            }) {
+                mediaKeys[fileName] = key
+                keys.append(key)
+            }
+        }
+        try container.withDatabase(for: Card.self) { db in
+            let attach = try db.cachedStatement("INSERT OR IGNORE INTO \"Card_media\"(\"source\", \"target\") VALUES (?, ?)")
+            for key in keys {
+                attach.bind(int64: card, at: 1)
                 attach.bind(int64: key, at: 2)
-                _ = try attach.step()
+                try attach.execute()
             }
         }
     }

@@ -15,12 +15,21 @@ enum DeckStore {
     /// (tag names separated by spaces).
     static let searchTable = "CardSearch"
 
-    /// Statements that create the index and the triggers keeping it in step with `Card`,
-    /// `Card_tags` and `Tag`; idempotent.
+    /// The table whose single row, when present, says that cards with a key above its
+    /// `indexedThrough` may be missing from the index (a bulk import left them for the next
+    /// search to index; see ``deferIndexing(after:_:)`` and ``catchUp(_:)``). Named with the
+    /// index's prefix so the session undo journal leaves it alone, like the index.
+    static let pendingTable = "CardSearchPending"
+
+    /// Statements that create the index, the pending marker table and the triggers keeping
+    /// the index in step with `Card`, `Card_tags` and `Tag`; idempotent.
     static let searchDDL: [String] = [
         """
         CREATE VIRTUAL TABLE IF NOT EXISTS "CardSearch" USING fts5(front, back, tags, \
         tokenize = 'unicode61 remove_diacritics 2')
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS "CardSearchPending" ("indexedThrough" INTEGER NOT NULL)
         """,
         """
         CREATE TRIGGER IF NOT EXISTS "Card_search_insert" AFTER INSERT ON "Card" BEGIN
@@ -87,9 +96,44 @@ enum DeckStore {
             """, [.integer(key)])
     }
 
+    /// The key through which every card is in the index when some cards above it may not
+    /// be (a bulk import deferred their indexing), or nil when the index is complete.
+    /// Reads nothing but the marker table (absent in decks never opened for writing by this version).
+    static func indexedThrough(_ db: Database) throws -> Int64? {
+        guard try db.tableExists(pendingTable) else { return nil }
+        return try db.scalar("SELECT min(\"indexedThrough\") FROM \"CardSearchPending\"", as: Int64.self)
+    }
+
+    /// Records that the cards with a key above `key` are not indexed yet (kept at the lowest
+    /// such key when a marker is already there). Call inside the import's transaction.
+    static func deferIndexing(after key: Int64, _ db: Database) throws {
+        let through = min(key, try indexedThrough(db) ?? key)
+        try db.execute("DELETE FROM \"CardSearchPending\"")
+        try db.execute("INSERT INTO \"CardSearchPending\"(\"indexedThrough\") VALUES (?)", [.integer(through)])
+    }
+
+    /// Brings the index up to date when a bulk import deferred it: in one transaction, drops
+    /// the index rows above the marker, indexes every card above it from the tables, and
+    /// removes the marker. Edits, deletes and tag changes made to those cards in the meantime
+    /// (which the triggers could not apply to rows that weren't there) are read from the
+    /// tables, so the result is what indexing every change would have given. Returns the
+    /// number of cards indexed; 0 and no write when nothing is pending.
+    @discardableResult
+    static func catchUp(_ db: Database) throws -> Int {
+        guard try indexedThrough(db) != nil else { return 0 }
+        return try db.transaction(.immediate) {
+            guard let through = try indexedThrough(db) else { return 0 }
+            try indexCards(after: through, db)
+            let indexed = db.changes
+            try db.execute("DELETE FROM \"CardSearchPending\"")
+            return indexed
+        }
+    }
+
     /// Rebuilds the whole index from the tables (after a migration or a repair).
     static func rebuildSearch(_ db: Database) throws {
         try db.execute("DELETE FROM \"CardSearch\"")
+        if try db.tableExists(pendingTable) { try db.execute("DELETE FROM \"CardSearchPending\"") }
         try db.execute("""
             INSERT INTO "CardSearch"(rowid, front, back, tags)
             SELECT c."pk", c."front", c."back",

@@ -171,7 +171,7 @@ public struct DeckJSONImporter: Sendable {
 
         var existing = try document.savedAnkiGUIDs()
         try document.bulkImport { session in
-        session.ensureTags(file.tags)
+        try session.ensureTags(file.tags)
         for (entry, created, modified, due, reviewDates) in cards {
             if let guid = entry.ankiGUID, !existing.insert(guid).inserted {
                 report.duplicatesSkipped += 1

@@ -1,0 +1,306 @@
+import Foundation
+import SQLite
+
+extension ModelContext {
+    /// Writes many new models straight to their stores, without tracking them: the
+    /// counterpart of Core Data's `NSBatchInsertRequest` for imports of thousands of rows.
+    ///
+    /// `body` hands models to the ``BatchInsert``; each is written at once with one prepared
+    /// `INSERT` per entity, and everything `body` wrote is committed when it returns (or rolled
+    /// back when it, or a write, throws). Inside a transaction already open on the store's
+    /// connection (a ``ModelContainer/withDatabase(for:_:)`` savepoint), the batch joins it as a
+    /// savepoint.
+    ///
+    /// What it skips, compared with ``insert(_:)`` and ``save()``: the models are not
+    /// registered in this context (no identity map, no snapshot, no undo, no autosave) and
+    /// stay detached, so memory does not grow with the batch; no ``willSave`` or ``didSave``
+    /// notification is posted (as with Core Data's batch requests). What it keeps: the
+    /// ``WillSaveHook`` of each model, primary keys (one past the largest), the inheritance
+    /// discriminator, unique-constraint upserts, `.externalStorage` files, one change-history
+    /// transaction per store listing the inserted identifiers when history is on (with this
+    /// context's ``author``), and the refetch of live ``QueryObservation``s of the inserted
+    /// entities after the commit.
+    /// - Throws: ``PersistenceError/readOnlyStore(path:)``; ``PersistenceError/batchInsert(entity:reason:)``
+    ///   for a model the batch can't write; ``PersistenceError/database(_:)`` with SQLite's
+    ///   error; whatever `body` throws. Nothing of the batch stays in the store then.
+    public func batchInsert<T>(_ body: (BatchInsert) throws -> T) throws -> T {
+        let batch = BatchInsert(context: self)
+        let result: T
+        do {
+            result = try body(batch)
+            try batch.commit()
+        } catch {
+            batch.rollBack()
+            throw PersistenceError.wrap(error)
+        }
+        container.notifySaved(entities: batch.entitiesWritten)
+        return result
+    }
+}
+
+/// A batch of new models being written straight to the store (see
+/// ``ModelContext/batchInsert(_:)``). Not `Sendable`: use it inside the closure only.
+public final class BatchInsert {
+    /// The context whose container, history author and schema the batch uses.
+    public let context: ModelContext
+    /// Models written so far, including the one-to-many members written with their owners.
+    public private(set) var count = 0
+
+    /// The write plan of one model type: its entity, statement and accessors, built once.
+    private final class Plan {
+        let entity: Schema.Entity
+        let store: Store
+        let insert: Statement
+        let returnsKey: Bool
+        let binders: [(AnyObject, Statement, Int32) -> Void]
+        let toOne: [Schema.Relationship]
+        /// One-to-many relationships whose members carry the key (written after the owner).
+        let members: [Schema.Relationship]
+        /// Many-to-many relationships and the statement that links one pair.
+        let links: [(relationship: Schema.Relationship, statement: Statement)]
+
+        init(entity: Schema.Entity, store: Store, insert: Statement, binders: [(AnyObject, Statement, Int32) -> Void],
+             toOne: [Schema.Relationship], members: [Schema.Relationship], links: [(relationship: Schema.Relationship, statement: Statement)]) {
+            self.entity = entity
+            self.store = store
+            self.insert = insert
+            self.returnsKey = !entity.uniqueConstraints.isEmpty
+            self.binders = binders
+            self.toOne = toOne
+            self.members = members
+            self.links = links
+        }
+    }
+
+    private enum Opened { case transaction, savepoint }
+    private static let savepointName = "persistence_batch_insert"
+
+    private var plans: [ObjectIdentifier: Plan] = [:]
+    private var lastType: ObjectIdentifier?
+    private var lastPlan: Plan?
+    /// Stores with an open transaction or savepoint, in the order they were opened.
+    private var opened: [(store: Store, kind: Opened)] = []
+    /// Inserted keys per store index, kept only when the container records history.
+    private var history: [Int: [(entity: String, key: Int64)]] = [:]
+    private let recordsHistory: Bool
+    /// The owners of the one-to-many members being written, innermost last.
+    private var owners: [(model: AnyObject, key: Int64)] = []
+    /// Entities with at least one row written, for query observations.
+    private(set) var entitiesWritten: Set<String> = []
+
+    init(context: ModelContext) {
+        self.context = context
+        recordsHistory = context.container.isHistoryEnabled
+    }
+
+    /// Writes `model` as a new row and returns its permanent identifier.
+    ///
+    /// The model's stored attributes and to-one keys are written as ``ModelContext/save()``
+    /// would write them (its ``WillSaveHook`` runs first). A to-one destination must have a
+    /// row already (saved, or the owner this model is written with); members of a one-to-many
+    /// relationship that are new models (set outside any context) are written right after it
+    /// with their key pointing to it; members of a many-to-many relationship must have rows,
+    /// and the links to them are written. Afterwards the model is spent: it stays detached (its
+    /// identifier remains temporary; fetch the row to work with it) and its relationship
+    /// contents are dropped, so the batch holds no reference to it.
+    /// - Throws: ``PersistenceError/batchInsert(entity:reason:)`` for a model already in a context
+    ///   or a relationship it can't write; ``PersistenceError/database(_:)`` (a constraint, a
+    ///   full disk…); ``PersistenceError/readOnlyStore(path:)``.
+    @discardableResult
+    public func insert(_ model: some PersistentModel) throws -> PersistentIdentifier {
+        let plan = try plan(for: model)
+        let key = try write(model, plan: plan)
+        return PersistentIdentifier(storeIdentifier: plan.store.identifier, entityName: plan.entity.name, primaryKey: key)
+    }
+
+    /// Writes `model` and returns only its primary key (the cheapest form of ``insert(_:)``).
+    /// - Throws: as ``insert(_:)``.
+    @discardableResult
+    public func insertReturningKey(_ model: some PersistentModel) throws -> Int64 {
+        try write(model, plan: try plan(for: model))
+    }
+
+    // MARK: Writing
+
+    private func write(_ model: any PersistentModel, plan: Plan) throws -> Int64 {
+        let backing = model.persistentBackingData
+        guard backing.state == .detached, backing.context == nil else {
+            throw PersistenceError.batchInsert(entity: plan.entity.name, reason: "the model is already in a context; a batch writes new models only")
+        }
+        let entity = plan.entity
+        if entity.hasWillSaveHook { (model as? any WillSaveHook)?.willSave() }
+        let key: Int64 = try plan.store.withDatabase { db in
+            try open(plan.store, db: db)
+            let statement = plan.insert
+            statement.bindNull(at: 1)
+            var index: Int32 = 2
+            if entity.usesDiscriminator {
+                statement.bind(text: entity.name, at: 2)
+                index = 3
+            }
+            for bind in plan.binders {
+                bind(model, statement, index)
+                index += 1
+            }
+            for relationship in plan.toOne {
+                statement.bind(try foreignKey(of: model, relationship, entity: entity), at: index)
+                index += 1
+            }
+            if plan.returnsKey {
+                defer { statement.reset() }
+                // An upsert gives the key of the row it updated.
+                let key = try statement.step() ? statement.int64(at: 0) : db.lastInsertRowID
+                while try statement.step() {}
+                return key
+            }
+            try statement.execute()
+            return db.lastInsertRowID
+        }
+        count += 1
+        if recordsHistory { history[plan.store.index, default: []].append((entity.name, key)) }
+        if !entitiesWritten.contains(entity.name) { entitiesWritten.insert(entity.name) }
+        if !plan.members.isEmpty || !plan.links.isEmpty {
+            try writeRelated(of: model, key: key, plan: plan)
+        }
+        if !backing.relationships.isEmpty { backing.relationships.removeAll() }
+        return key
+    }
+
+    /// The column value of a to-one relationship: the destination's key.
+    private func foreignKey(of model: any PersistentModel, _ relationship: Schema.Relationship, entity: Schema.Entity) throws -> SQLValue {
+        guard case .toOne(let target?)? = model.persistentBackingData.relationships[relationship.keyPath] else { return .null }
+        if let owner = owners.last(where: { $0.model === target }) { return .integer(owner.key) }
+        if let key = Self.storedKey(of: target) { return .integer(key) }
+        throw PersistenceError.batchInsert(entity: entity.name,
+                                           reason: "\(relationship.name) points to a model that has no row yet; save it or insert this model through its owner")
+    }
+
+    /// The primary key of a model that has a row (saved in a context), or nil.
+    private static func storedKey(of object: AnyObject) -> Int64? {
+        guard let model = object as? any PersistentModel else { return nil }
+        let backing = model.persistentBackingData
+        switch backing.state {
+        case .registered: return backing.primaryKey
+        case .inserted where backing.primaryKey > 0: return backing.primaryKey
+        default: return nil
+        }
+    }
+
+    /// Writes the new members of one-to-many relationships and the many-to-many links of a
+    /// model just written.
+    private func writeRelated(of model: any PersistentModel, key: Int64, plan: Plan) throws {
+        let relationships = model.persistentBackingData.relationships
+        owners.append((model, key))
+        defer { owners.removeLast() }
+        for relationship in plan.members {
+            guard case .toMany(let current, _)? = relationships[relationship.keyPath] else { continue }
+            for case let member as any PersistentModel in current {
+                guard member.persistentBackingData.state == .detached else {
+                    throw PersistenceError.batchInsert(entity: plan.entity.name,
+                                                       reason: "\(relationship.name) holds a model that already has a row; a batch writes new members only")
+                }
+                _ = try write(member, plan: try self.plan(for: member))
+            }
+        }
+        for (relationship, statement) in plan.links {
+            guard case .toMany(let current, _)? = relationships[relationship.keyPath], !current.isEmpty else { continue }
+            for member in current {
+                guard let target = Self.storedKey(of: member) else {
+                    throw PersistenceError.batchInsert(entity: plan.entity.name,
+                                                       reason: "\(relationship.name) holds a model that has no row yet; save it first")
+                }
+                try plan.store.withDatabase { _ in
+                    statement.bind(int64: key, at: 1)
+                    statement.bind(int64: target, at: 2)
+                    try statement.execute()
+                }
+            }
+        }
+    }
+
+    // MARK: Plans and transactions
+
+    private func plan(for model: any PersistentModel) throws -> Plan {
+        let type = ObjectIdentifier(Swift.type(of: model))
+        if type == lastType, let lastPlan { return lastPlan }
+        let plan: Plan
+        if let known = plans[type] {
+            plan = known
+        } else {
+            plan = try makePlan(for: Swift.type(of: model))
+            plans[type] = plan
+        }
+        lastType = type
+        lastPlan = plan
+        return plan
+    }
+
+    private func makePlan(for type: any PersistentModel.Type) throws -> Plan {
+        let schema = context.container.schema
+        guard let entity = schema.entity(forType: type) else { throw PersistenceError.unknownEntity(type.entityName) }
+        let store = context.container.store(for: entity)
+        guard store.configuration.allowsSave else { throw PersistenceError.readOnlyStore(path: store.path) }
+        var members: [Schema.Relationship] = []
+        var joins: [(Schema.Relationship, String)] = []
+        for relationship in entity.relationships where relationship.isToMany {
+            switch schema.storage(ofToMany: relationship, in: entity) {
+            case .inverseColumn?: members.append(relationship)
+            case .joinTable(let table, let source, let target)?:
+                joins.append((relationship, "INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\(quoteIdentifier(source)), \(quoteIdentifier(target))) VALUES (?, ?)"))
+            case nil: continue
+            }
+        }
+        return try store.withDatabase { db in
+            do {
+                return Plan(entity: entity, store: store, insert: try db.prepare(entity.insertStatementSQL),
+                            binders: entity.attributes.map(\.bind), toOne: entity.toOneColumns, members: members,
+                            links: try joins.map { ($0.0, try db.prepare($0.1)) })
+            } catch { throw PersistenceError.wrap(error) }
+        }
+    }
+
+    /// Opens the batch's transaction on `store` the first time it is written.
+    private func open(_ store: Store, db: Database) throws {
+        guard !opened.contains(where: { $0.store === store }) else { return }
+        if db.isInTransaction {
+            try db.execute("SAVEPOINT \(quoteIdentifier(Self.savepointName))")
+            opened.append((store, .savepoint))
+        } else {
+            try db.execute("BEGIN IMMEDIATE TRANSACTION")
+            opened.append((store, .transaction))
+        }
+    }
+
+    /// Records history, writes external-storage files, then commits each store.
+    func commit() throws {
+        for (store, kind) in opened {
+            try store.withDatabase { db in
+                if let keys = history[store.index], !keys.isEmpty {
+                    try context.recordHistory(db: db, inserted: keys, updated: [], deleted: [])
+                }
+                try store.externalStorage?.flush()
+                try db.execute(kind == .savepoint ? "RELEASE \(quoteIdentifier(Self.savepointName))" : "COMMIT")
+            }
+        }
+        opened.removeAll()
+        history.removeAll()
+    }
+
+    /// Undoes everything the batch wrote in the stores not yet committed.
+    func rollBack() {
+        for (store, kind) in opened.reversed() {
+            store.withDatabase { db in
+                switch kind {
+                case .savepoint:
+                    try? db.execute("ROLLBACK TO \(quoteIdentifier(Self.savepointName))")
+                    try? db.execute("RELEASE \(quoteIdentifier(Self.savepointName))")
+                case .transaction:
+                    if db.isInTransaction { try? db.execute("ROLLBACK") }
+                }
+            }
+        }
+        opened.removeAll()
+        history.removeAll()
+        entitiesWritten.removeAll()
+    }
+}

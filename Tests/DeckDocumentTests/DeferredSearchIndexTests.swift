@@ -1,0 +1,135 @@
+import Foundation
+import Persistence
+import SQLite
+import Testing
+@testable import DeckDocument
+
+/// A bulk import leaves the new cards out of the full-text index; the next search indexes them.
+@Suite struct DeferredSearchIndexTests {
+    /// Imports `count` cards "imported N" tagged "batch" and "nN".
+    static func importCards(_ deck: DeckDocument, count: Int, word: String = "imported") throws {
+        try deck.bulkImport { session in
+            for index in 0..<count {
+                try session.add(BasicCard(front: "\(word) \(index)", back: "back \(index)"), tags: ["batch", "n\(index)"])
+            }
+        }
+    }
+
+    static func indexRows(_ deck: DeckDocument) throws -> Int {
+        try deck.container.withDatabase(for: Card.self) { db in try db.scalar("SELECT count(*) FROM CardSearch", as: Int.self) ?? -1 }
+    }
+
+    static func fronts(_ cards: [Card]) -> [String] { cards.map(\.front).sorted() }
+
+    @Test func theFirstSearchIndexesTheImportedCards() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        try Self.importCards(deck, count: 5)
+        #expect(try deck.hasPendingSearchIndex())
+        #expect(try Self.indexRows(deck) == 3)
+        #expect(deck.check().isEmpty, "\(deck.check())")
+        #expect(try Self.fronts(deck.search("imported", limit: nil)) == (0..<5).map { "imported \($0)" })
+        #expect(try !deck.hasPendingSearchIndex())
+        #expect(try Self.indexRows(deck) == 8)
+        #expect(try deck.search("n3", limit: nil).map(\.front) == ["imported 3"])
+        #expect(try deck.search("chat", limit: nil).map(\.front) == ["chat"])
+        #expect(deck.check().isEmpty)
+    }
+
+    @Test func changesBeforeTheCatchUpAreIndexed() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        try Self.importCards(deck, count: 4)
+        // Edit, delete, retag and rename before anything searched.
+        let edited = try #require(try deck.card(id: 4))
+        edited.front = "renamed card"
+        let retagged = try #require(try deck.card(id: 6))
+        retagged.tags = try deck.tagModels(named: ["solo"])
+        try deck.delete([try #require(try deck.card(id: 5))])
+        try deck.save()
+        let batchTag = try #require(try deck.allTags().first { $0.name == "batch" })
+        batchTag.name = "lot"
+        try deck.save()
+        _ = try deck.addCard(kind: .basic, front: "added after", back: "", tags: ["lot"])
+        try deck.save()
+        #expect(deck.check().isEmpty, "\(deck.check())")
+
+        #expect(try Self.fronts(deck.search("imported", limit: nil)) == ["imported 2", "imported 3"])
+        #expect(try deck.search("renamed", limit: nil).map(\.id) == [4])
+        #expect(try deck.search("imported 1", limit: nil).isEmpty)
+        #expect(try deck.search("batch", limit: nil).isEmpty)
+        #expect(try Self.fronts(deck.search("lot", limit: nil)) == ["added after", "imported 3", "renamed card"])
+        #expect(try deck.search("solo", limit: nil).map(\.id) == [6])
+        #expect(try Self.indexRows(deck) == deck.cardCount())
+        #expect(deck.check().isEmpty)
+    }
+
+    @Test func aReadOnlyDocumentSearchesPendingCardsWithoutWriting() throws {
+        let playground = try Playground()
+        let url = try playground.sampleDeck()
+        let writer = try DeckDocument.open(at: url)
+        try Self.importCards(writer, count: 3)
+        try writer.close()
+
+        let reader = try DeckDocument.open(at: url, mode: .readOnly)
+        defer { try? reader.close() }
+        #expect(try reader.hasPendingSearchIndex())
+        #expect(try Self.fronts(reader.search("imported", limit: nil)) == ["imported 0", "imported 1", "imported 2"])
+        #expect(try reader.search("drinks", limit: nil).map(\.front) == ["Café"])
+        #expect(try reader.search("imported", limit: 2).count == 2)
+        #expect(throws: DeckError.self) { try reader.updateSearchIndex() }
+        #expect(reader.check().isEmpty, "\(reader.check())")
+
+        // Another import while the reader is open: its temporary index follows the store.
+        let second = try DeckDocument.open(at: url)
+        try Self.importCards(second, count: 2, word: "second")
+        try second.close()
+        let before = try snapshot(of: url)
+        #expect(try Self.fronts(reader.search("second", limit: nil)) == ["second 0", "second 1"])
+        #expect(try reader.search("imported", limit: nil).count == 3)
+        try reader.close()
+        #expect(try snapshot(of: url) == before)
+    }
+
+    @Test func laterImportsKeepTheLowestMarker() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.create(at: playground.file("Empty.sampledeck"), title: "Empty")
+        defer { try? deck.close() }
+        try Self.importCards(deck, count: 2)
+        try Self.importCards(deck, count: 2, word: "later")
+        let marker = try deck.container.withDatabase(for: Card.self) { db in
+            try db.rows("SELECT indexedThrough FROM CardSearchPending")
+        }
+        #expect(marker == [[.integer(0)]])
+        #expect(try deck.search("later", limit: nil).count == 2)
+        #expect(try deck.search("imported", limit: nil).count == 2)
+        #expect(try Self.indexRows(deck) == 4)
+    }
+
+    @Test func checkStillFindsDamageBelowTheMarker() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        try Self.importCards(deck, count: 2)
+        try deck.container.withDatabase(for: Card.self) { db in try db.execute("DELETE FROM CardSearch WHERE rowid = 2") }
+        #expect(deck.check().contains { $0.severity == .error && $0.message.contains("1 card(s) missing from the search index") })
+    }
+
+    @Test func aFailedImportLeavesNoMarker() throws {
+        struct Stop: Error {}
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        #expect(throws: Stop.self) {
+            try deck.bulkImport { session in
+                try session.add(BasicCard(front: "lost", back: ""), tags: ["x"])
+                throw Stop()
+            }
+        }
+        #expect(try !deck.hasPendingSearchIndex())
+        #expect(try deck.cardCount() == 3)
+        #expect(deck.check().isEmpty)
+    }
+}
