@@ -15,14 +15,15 @@ import SQLite
         }
     }
 
-    /// The same cards, built twice with fixed dates so two stores can be compared.
+    /// The same cards, built twice with fixed dates so two stores can be compared; more than
+    /// one group of rows (64), with reviews on some.
     static func cards() -> [Card] {
-        (0..<4).map { index in
+        (0..<150).map { index in
             let card = Card(front: "front \(index)", back: "back \(index)", creationDate: Date(timeIntervalSince1970: Double(index) * 1000))
             card.kind = index % 2 == 0 ? .basic : .cloze
-            card.score = index == 3 ? nil : Double(index) / 2
-            if index != 1 {
-                card.reviews = (0...index).map { ease in
+            card.score = index % 4 == 3 ? nil : Double(index) / 2
+            if index % 5 != 1 {
+                card.reviews = (0...index % 4).map { ease in
                     let review = Review(ease: ease + 1)
                     review.date = Date(timeIntervalSince1970: Double(index * 10 + ease))
                     return review
@@ -56,13 +57,14 @@ import SQLite
         let keys = try ModelContext(batched).batchInsert { batch in
             var keys = try Self.cards().map { try batch.insert($0).primaryKey }
             keys.append(try batch.insertReturningKey(Self.everything()))
-            #expect(batch.count == 4 + (1 + 3 + 4) + 1)  // cards, their reviews, the Everything row
-            return keys
+            return (keys, batch.count)
         }
-        #expect(keys == [1, 2, 3, 4, 1])
+        let reviews = (0..<150).filter { $0 % 5 != 1 }.map { $0 % 4 + 1 }.reduce(0, +)
+        #expect(keys.0 == Array(1...150) + [1])
+        #expect(keys.1 == 150 + reviews + 1)
         let tables = ["Card", "Review", "Everything"]
         let expected = try Self.rows(saved, tables)
-        #expect(expected["Review"]?.count == 8)
+        #expect(expected["Review"]?.count == reviews)
         let actual = try Self.rows(batched, tables)
         #expect(actual == expected, "\(actual) vs \(expected)")
     }
@@ -141,6 +143,27 @@ import SQLite
         context.insert(Card(front: "after", back: ""))
         try context.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Card>()) == 1)
+    }
+
+    @Test func aFailedWriteEndsTheBatch() throws {
+        let playground = try Playground()
+        let container = try StoreKind.file.container([Card.self, Deck.self, Tag.self, Review.self], in: playground)
+        try container.withDatabase(for: Card.self) { db in
+            try db.execute("CREATE TRIGGER refuse BEFORE INSERT ON Card WHEN new.front = 'bad' BEGIN SELECT RAISE(FAIL, 'refused'); END")
+        }
+        var errors = 0
+        #expect(throws: PersistenceError.self) {
+            try ModelContext(container).batchInsert { batch in
+                for front in ["a", "bad", "b", "c"] {
+                    try batch.insert(Card(front: front, back: ""))
+                }
+                do { try batch.flush() } catch { errors += 1 }
+                // Swallowing the error doesn't help: the batch stays failed.
+                do { try batch.insert(Card(front: "d", back: "")) } catch { errors += 1 }
+            }
+        }
+        #expect(errors == 2)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Card>()) == 0)
     }
 
     @Test func refusesModelsItCannotWrite() throws {

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import DeckDocument
 import Foundation
+import Persistence
 import Interchange
 
 /// `deck import <deck> <file>... [--format csv|tsv|json|apkg|colpkg] [--create]`
@@ -122,7 +123,13 @@ struct ImportCommand: ParsableCommand {
                         try ErrorMapping.run(path: file) {
                             var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
                                                      : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
-                            try importer.add(from: &reader, to: session, report: &textReport)
+                            do {
+                                try importer.add(from: &reader, to: session, report: &textReport)
+                            } catch let error as PersistenceError {
+                                // Cards are written while the file is read: a store failure (a full
+                                // disk) is the deck's, not the file's.
+                                throw ErrorMapping.map(error, path: deck)
+                            }
                         }
                         completed += sizes[index]
                         progress.update(completed: completed)

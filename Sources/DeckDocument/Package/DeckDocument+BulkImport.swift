@@ -27,6 +27,12 @@ extension DeckDocument {
         return result
     }
 
+    /// Where an import's temporary files go (`PRAGMA temp_store`): memory. Each multi-row
+    /// statement of the import keeps a statement journal of the pages it changes, so that it
+    /// can be undone alone; on disk that was one write system call per page, more than the
+    /// rows themselves cost.
+    static let importTempStore = "MEMORY"
+
     /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which writes each
     /// card at once with a ``BatchInsert`` (so nothing of it is kept in memory, and no context
     /// machinery runs per card) and its tag and media links in SQL. Everything happens in one
@@ -44,18 +50,23 @@ extension DeckDocument {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
         let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
-        let lastKey = try container.withDatabase(for: Card.self) { db in
+        let (lastKey, tempStore) = try container.withDatabase(for: Card.self) { db in
+            let tempStore = try db.scalar("PRAGMA temp_store", as: Int64.self) ?? 0
+            try db.execute("PRAGMA temp_store = \(Self.importTempStore)")
             try db.execute("SAVEPOINT bulk_import")
             for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
-            return try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0
+            return (try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0, tempStore)
         }
+        defer { try? container.withDatabase(for: Card.self) { db in try db.execute("PRAGMA temp_store = \(tempStore)") } }
         let result: T
         do {
             // Media references and the like, added before: saved first so that links find them.
             if mainContext.hasChanges { try mainContext.save() }
             result = try ModelContext(container).batchInsert { batch in
                 let session = BulkImport(document: self, batch: batch)
-                return try body(session)
+                let result = try body(session)
+                try session.flush()
+                return result
             }
             if mainContext.hasChanges { try mainContext.save() }
             try container.withDatabase(for: Card.self) { db in
@@ -112,6 +123,13 @@ public final class BulkImport {
     public func ensureTags(_ names: [String]) throws {
         for name in names { _ = try links.tagKey(name) }
     }
+
+    /// Writes the cards and links still waiting to be written in groups, so that queries on
+    /// the deck (``DeckDocument/savedAnkiGUIDs()``) see every card added so far.
+    /// - Throws: the store's error.
+    public func flush() throws {
+        try links.flush()
+    }
 }
 
 /// Writes the tag and media links of imported cards in SQL, rather than through the cards'
@@ -124,6 +142,18 @@ struct BulkLinkWriter {
     let batch: BatchInsert
     private var tagKeys: [String: Int64] = [:]
     private var mediaKeys: [String: Int64] = [:]
+    /// Links waiting to be written, (card, tag or media reference).
+    private var tagLinks: [(Int64, Int64)] = []
+    private var mediaLinks: [(Int64, Int64)] = []
+    /// Links written together (one statement), after the batch's waiting cards.
+    static let linksPerGroup = 256
+
+    /// `INSERT OR IGNORE` of up to `pairs` (source, target) rows into a join table; the last
+    /// parameter is the number of pairs bound.
+    static func linkSQL(_ table: String, pairs: Int) -> String {
+        "INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\"source\", \"target\") SELECT * FROM (VALUES "
+            + Array(repeating: "(?, ?)", count: pairs).joined(separator: ", ") + ") LIMIT ?"
+    }
 
     init(container: ModelContainer, batch: BatchInsert) {
         self.container = container
@@ -149,44 +179,57 @@ struct BulkLinkWriter {
         return key
     }
 
-    /// Tags the card `card` with `names` (empty and repeated names ignored).
+    /// Tags the card `card` with `names` (empty and repeated names ignored); written with the next group.
     mutating func tag(_ card: Int64, with names: [String]) throws {
-        var keys: [Int64] = []
-        keys.reserveCapacity(names.count)
         for name in names {
-            if let key = try tagKey(name) { keys.append(key) }
+            if let key = try tagKey(name) { tagLinks.append((card, key)) }
         }
-        try container.withDatabase(for: Card.self) { db in
-            let link = try db.cachedStatement("INSERT OR IGNORE INTO \"Card_tags\"(\"source\", \"target\") VALUES (?, ?)")
-            for key in keys {
-                link.bind(int64: card, at: 1)
-                link.bind(int64: key, at: 2)
-                try link.execute()
-            }
-        }
+        if tagLinks.count >= Self.linksPerGroup { try flush() }
     }
 
     /// Links the card `card` to the media files named `fileNames` (``MediaReference/fileName``
-    /// of saved references; unknown names are skipped).
+    /// of saved references; unknown names are skipped); written with the next group.
     mutating func attach(_ card: Int64, media fileNames: [String]) throws {
-        var keys: [Int64] = []
         for fileName in fileNames {
             if let key = mediaKeys[fileName] {
-                keys.append(key)
+                mediaLinks.append((card, key))
             } else if let key = try container.withDatabase(for: MediaReference.self, { db in
                 try db.scalar("SELECT \"pk\" FROM \"MediaReference\" WHERE \"fileName\" = ?", [.text(fileName)], as: Int64.self)
             }) {
                 mediaKeys[fileName] = key
-                keys.append(key)
+                mediaLinks.append((card, key))
             }
         }
+        if mediaLinks.count >= Self.linksPerGroup { try flush() }
+    }
+
+    /// Writes the batch's waiting rows, then the waiting links (whose foreign keys need the cards).
+    mutating func flush() throws {
+        try batch.flush()
+        guard !tagLinks.isEmpty || !mediaLinks.isEmpty else { return }
         try container.withDatabase(for: Card.self) { db in
-            let attach = try db.cachedStatement("INSERT OR IGNORE INTO \"Card_media\"(\"source\", \"target\") VALUES (?, ?)")
-            for key in keys {
-                attach.bind(int64: card, at: 1)
-                attach.bind(int64: key, at: 2)
-                try attach.execute()
+            for (table, pairs) in [("Card_tags", tagLinks), ("Card_media", mediaLinks)] where !pairs.isEmpty {
+                // Many pairs per statement: SQLite keeps its cursors positioned between them.
+                let group = try db.cachedStatement(Self.linkSQL(table, pairs: Self.linksPerGroup))
+                for start in stride(from: 0, to: pairs.count, by: Self.linksPerGroup) {
+                    let end = min(start + Self.linksPerGroup, pairs.count)
+                    var index: Int32 = 1
+                    for (card, target) in pairs[start..<end] {
+                        group.bind(int64: card, at: index)
+                        group.bind(int64: target, at: index + 1)
+                        index += 2
+                    }
+                    group.bind(int64: Int64(end - start), at: Int32(2 * Self.linksPerGroup + 1))
+                    do {
+                        try group.execute()
+                    } catch let error as DatabaseError {
+                        throw PersistenceError.database(DatabaseError(extendedCode: error.extendedCode, message: error.message,
+                                                                      sql: "INSERT INTO \(quoteIdentifier(table)) (\"source\", \"target\") VALUES … (\(end - start) rows)"))
+                    }
+                }
             }
         }
+        tagLinks.removeAll(keepingCapacity: true)
+        mediaLinks.removeAll(keepingCapacity: true)
     }
 }

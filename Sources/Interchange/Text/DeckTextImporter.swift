@@ -36,6 +36,7 @@ public struct DeckTextImporter {
     /// so several files can be imported in one transaction.
     /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
     public func add(from reader: inout TextImportReader, to session: BulkImport, report: inout Report) throws {
+        try session.flush()  // cards of earlier files in the same import count as saved
         var existing = try session.document.savedAnkiGUIDs()
         var count = 0
         while let row = try reader.next() {

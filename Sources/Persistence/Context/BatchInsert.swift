@@ -40,31 +40,81 @@ extension ModelContext {
 
 /// A batch of new models being written straight to the store (see
 /// ``ModelContext/batchInsert(_:)``). Not `Sendable`: use it inside the closure only.
+///
+/// Rows are written in groups of up to 64 per entity (one multi-row `INSERT`, which keeps
+/// SQLite's cursors positioned between rows), so a row may reach the store after its
+/// ``insert(_:)`` returned: the store sees every row at the latest at ``flush()`` or the
+/// commit, and an error such as a constraint failure may surface there (the whole batch rolls
+/// back either way). Primary keys are handed out by the batch, one past the table's largest:
+/// while a batch is open, don't insert into its tables by other means in the same transaction.
+/// Entities with unique constraints are written one row at a time (their upsert decides the key).
 public final class BatchInsert {
     /// The context whose container, history author and schema the batch uses.
     public let context: ModelContext
     /// Models written so far, including the one-to-many members written with their owners.
     public private(set) var count = 0
 
+    /// The next key of one table.
+    private final class KeyCounter {
+        var next: Int64?
+    }
+
+    /// Rows bound and waiting in a multi-row statement.
+    private final class RowBuffer {
+        /// `INSERT … SELECT * FROM (VALUES (…), (…), …) LIMIT ?`: `capacity` rows of `width`
+        /// parameters, then the number of rows to take.
+        let statement: Statement
+        let capacity: Int
+        let width: Int32
+        /// The statement as errors show it (the full text repeats the row `capacity` times).
+        let summary: String
+        var count = 0
+
+        init(statement: Statement, capacity: Int, width: Int32, summary: String) {
+            self.statement = statement
+            self.capacity = capacity
+            self.width = width
+            self.summary = summary
+        }
+
+        /// Writes the bound rows.
+        func flush() throws {
+            guard count > 0 else { return }
+            statement.bind(int64: Int64(count), at: Int32(capacity) * width + 1)
+            let rows = count
+            count = 0
+            do {
+                try statement.execute()
+            } catch {
+                throw DatabaseError(extendedCode: error.extendedCode, message: error.message, sql: "\(summary) (\(rows) rows)")
+            }
+        }
+    }
+
     /// The write plan of one model type: its entity, statement and accessors, built once.
     private final class Plan {
         let entity: Schema.Entity
         let store: Store
-        let insert: Statement
-        let returnsKey: Bool
+        let keys: KeyCounter
+        /// The single-row upsert of entities with unique constraints (nil when rows are buffered).
+        let upsert: Statement?
+        let buffer: RowBuffer?
         let binders: [(AnyObject, Statement, Int32) -> Void]
         let toOne: [Schema.Relationship]
         /// One-to-many relationships whose members carry the key (written after the owner).
         let members: [Schema.Relationship]
         /// Many-to-many relationships and the statement that links one pair.
         let links: [(relationship: Schema.Relationship, statement: Statement)]
+        var hasRelationships: Bool { !members.isEmpty || !links.isEmpty }
 
-        init(entity: Schema.Entity, store: Store, insert: Statement, binders: [(AnyObject, Statement, Int32) -> Void],
-             toOne: [Schema.Relationship], members: [Schema.Relationship], links: [(relationship: Schema.Relationship, statement: Statement)]) {
+        init(entity: Schema.Entity, store: Store, keys: KeyCounter, upsert: Statement?, buffer: RowBuffer?,
+             binders: [(AnyObject, Statement, Int32) -> Void], toOne: [Schema.Relationship], members: [Schema.Relationship],
+             links: [(relationship: Schema.Relationship, statement: Statement)]) {
             self.entity = entity
             self.store = store
-            self.insert = insert
-            self.returnsKey = !entity.uniqueConstraints.isEmpty
+            self.keys = keys
+            self.upsert = upsert
+            self.buffer = buffer
             self.binders = binders
             self.toOne = toOne
             self.members = members
@@ -74,8 +124,13 @@ public final class BatchInsert {
 
     private enum Opened { case transaction, savepoint }
     private static let savepointName = "persistence_batch_insert"
+    /// Rows per multi-row statement (kept under SQLite's historical 999-parameter limit).
+    private static let rowsPerStatement = 64
 
     private var plans: [ObjectIdentifier: Plan] = [:]
+    /// Plans in the order they were made: buffers are flushed in this order.
+    private var planOrder: [Plan] = []
+    private var counters: [ObjectIdentifier: KeyCounter] = [:]
     private var lastType: ObjectIdentifier?
     private var lastPlan: Plan?
     /// Stores with an open transaction or savepoint, in the order they were opened.
@@ -87,6 +142,9 @@ public final class BatchInsert {
     private var owners: [(model: AnyObject, key: Int64)] = []
     /// Entities with at least one row written, for query observations.
     private(set) var entitiesWritten: Set<String> = []
+    /// The first write error: a group of rows may be half written, so the batch refuses to
+    /// go on (or commit) and can only be rolled back.
+    private var failure: (any Error)?
 
     init(context: ModelContext) {
         self.context = context
@@ -105,7 +163,7 @@ public final class BatchInsert {
     /// contents are dropped, so the batch holds no reference to it.
     /// - Throws: ``PersistenceError/batchInsert(entity:reason:)`` for a model already in a context
     ///   or a relationship it can't write; ``PersistenceError/database(_:)`` (a constraint, a
-    ///   full disk…); ``PersistenceError/readOnlyStore(path:)``.
+    ///   full disk…, possibly of rows inserted before); ``PersistenceError/readOnlyStore(path:)``.
     @discardableResult
     public func insert(_ model: some PersistentModel) throws -> PersistentIdentifier {
         let plan = try plan(for: model)
@@ -120,6 +178,13 @@ public final class BatchInsert {
         try write(model, plan: try plan(for: model))
     }
 
+    /// Writes the rows still waiting in the batch's multi-row statements, so that queries and
+    /// statements on the same connection (say, links with immediate foreign keys) see them.
+    /// - Throws: ``PersistenceError/database(_:)``.
+    public func flush() throws {
+        for plan in planOrder { try flush(plan) }
+    }
+
     // MARK: Writing
 
     private func write(_ model: any PersistentModel, plan: Plan) throws -> Int64 {
@@ -127,41 +192,56 @@ public final class BatchInsert {
         guard backing.state == .detached, backing.context == nil else {
             throw PersistenceError.batchInsert(entity: plan.entity.name, reason: "the model is already in a context; a batch writes new models only")
         }
+        if let failure { throw failure }
         let entity = plan.entity
         if entity.hasWillSaveHook { (model as? any WillSaveHook)?.willSave() }
-        let key: Int64 = try plan.store.withDatabase { db in
-            try open(plan.store, db: db)
-            let statement = plan.insert
-            statement.bindNull(at: 1)
-            var index: Int32 = 2
-            if entity.usesDiscriminator {
-                statement.bind(text: entity.name, at: 2)
-                index = 3
-            }
-            for bind in plan.binders {
-                bind(model, statement, index)
+        let key: Int64
+        do {
+            key = try plan.store.withDatabase { db in
+                try open(plan.store, db: db)
+                let key: Int64
+                if let next = plan.keys.next {
+                    key = next
+                } else {
+                    key = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0) + 1
+                }
+                guard let statement = plan.buffer?.statement ?? plan.upsert else { return key }
+                var index: Int32 = 1
+                if let buffer = plan.buffer { index = Int32(buffer.count) * buffer.width + 1 }
+                statement.bind(int64: key, at: index)
                 index += 1
-            }
-            for relationship in plan.toOne {
-                statement.bind(try foreignKey(of: model, relationship, entity: entity), at: index)
-                index += 1
-            }
-            if plan.returnsKey {
+                if entity.usesDiscriminator {
+                    statement.bind(text: entity.name, at: index)
+                    index += 1
+                }
+                for bind in plan.binders {
+                    bind(model, statement, index)
+                    index += 1
+                }
+                for relationship in plan.toOne {
+                    statement.bind(try foreignKey(of: model, relationship, entity: entity), at: index)
+                    index += 1
+                }
+                if let buffer = plan.buffer {
+                    buffer.count += 1
+                    plan.keys.next = key + 1
+                    if buffer.count == buffer.capacity { try buffer.flush() }
+                    return key
+                }
+                // An upsert gives the key of the row it inserted or updated.
                 defer { statement.reset() }
-                // An upsert gives the key of the row it updated.
-                let key = try statement.step() ? statement.int64(at: 0) : db.lastInsertRowID
+                let stored = try statement.step() ? statement.int64(at: 0) : key
                 while try statement.step() {}
-                return key
+                plan.keys.next = stored == key ? key + 1 : key
+                return stored
             }
-            try statement.execute()
-            return db.lastInsertRowID
+        } catch {
+            throw failed(error)
         }
         count += 1
         if recordsHistory { history[plan.store.index, default: []].append((entity.name, key)) }
         if !entitiesWritten.contains(entity.name) { entitiesWritten.insert(entity.name) }
-        if !plan.members.isEmpty || !plan.links.isEmpty {
-            try writeRelated(of: model, key: key, plan: plan)
-        }
+        if plan.hasRelationships { try writeRelated(of: model, key: key, plan: plan) }
         if !backing.relationships.isEmpty { backing.relationships.removeAll() }
         return key
     }
@@ -190,6 +270,7 @@ public final class BatchInsert {
     /// model just written.
     private func writeRelated(of model: any PersistentModel, key: Int64, plan: Plan) throws {
         let relationships = model.persistentBackingData.relationships
+        guard !relationships.isEmpty else { return }
         owners.append((model, key))
         defer { owners.removeLast() }
         for relationship in plan.members {
@@ -204,6 +285,8 @@ public final class BatchInsert {
         }
         for (relationship, statement) in plan.links {
             guard case .toMany(let current, _)? = relationships[relationship.keyPath], !current.isEmpty else { continue }
+            // Link rows have immediate foreign keys: the owner's row must be there.
+            try flush(plan)
             for member in current {
                 guard let target = Self.storedKey(of: member) else {
                     throw PersistenceError.batchInsert(entity: plan.entity.name,
@@ -212,10 +295,27 @@ public final class BatchInsert {
                 try plan.store.withDatabase { _ in
                     statement.bind(int64: key, at: 1)
                     statement.bind(int64: target, at: 2)
-                    try statement.execute()
+                    do { try statement.execute() } catch { throw failed(error) }
                 }
             }
         }
+    }
+
+    private func flush(_ plan: Plan) throws {
+        guard let buffer = plan.buffer, buffer.count > 0 else { return }
+        if let failure { throw failure }
+        do {
+            try plan.store.withDatabase { _ in try buffer.flush() }
+        } catch {
+            throw failed(error)
+        }
+    }
+
+    /// Latches the first write error (see `failure`) and returns it wrapped.
+    private func failed(_ error: any Error) -> any Error {
+        let wrapped = PersistenceError.wrap(error)
+        if failure == nil { failure = wrapped }
+        return wrapped
     }
 
     // MARK: Plans and transactions
@@ -229,6 +329,7 @@ public final class BatchInsert {
         } else {
             plan = try makePlan(for: Swift.type(of: model))
             plans[type] = plan
+            planOrder.append(plan)
         }
         lastType = type
         lastPlan = plan
@@ -250,9 +351,28 @@ public final class BatchInsert {
             case nil: continue
             }
         }
+        let table = ObjectIdentifier(entity.rootEntity)
+        let keys = counters[table] ?? KeyCounter()
+        counters[table] = keys
         return try store.withDatabase { db in
             do {
-                return Plan(entity: entity, store: store, insert: try db.prepare(entity.insertStatementSQL),
+                var upsert: Statement?
+                var buffer: RowBuffer?
+                if entity.uniqueConstraints.isEmpty {
+                    // The columns of the entity's INSERT, as the save writes them. OR FAIL: a
+                    // failing row leaves the statement's earlier rows in place, so SQLite keeps
+                    // no statement journal (the batch is rolled back as a whole anyway, see `failure`).
+                    let columns = ["pk"] + (entity.usesDiscriminator ? ["entity"] : []) + entity.columnNames
+                    let capacity = Self.rowsPerStatement
+                    let row = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
+                    let sql = "INSERT OR FAIL INTO \(quoteIdentifier(entity.tableName)) (" + columns.map(quoteIdentifier).joined(separator: ", ")
+                        + ") SELECT * FROM (VALUES " + Array(repeating: row, count: capacity).joined(separator: ", ") + ") LIMIT ?"
+                    let summary = "INSERT INTO \(quoteIdentifier(entity.tableName)) (" + columns.map(quoteIdentifier).joined(separator: ", ") + ") VALUES …"
+                    buffer = RowBuffer(statement: try db.prepare(sql), capacity: capacity, width: Int32(columns.count), summary: summary)
+                } else {
+                    upsert = try db.prepare(entity.insertStatementSQL)
+                }
+                return Plan(entity: entity, store: store, keys: keys, upsert: upsert, buffer: buffer,
                             binders: entity.attributes.map(\.bind), toOne: entity.toOneColumns, members: members,
                             links: try joins.map { ($0.0, try db.prepare($0.1)) })
             } catch { throw PersistenceError.wrap(error) }
@@ -261,6 +381,7 @@ public final class BatchInsert {
 
     /// Opens the batch's transaction on `store` the first time it is written.
     private func open(_ store: Store, db: Database) throws {
+        if let last = opened.last, last.store === store { return }
         guard !opened.contains(where: { $0.store === store }) else { return }
         if db.isInTransaction {
             try db.execute("SAVEPOINT \(quoteIdentifier(Self.savepointName))")
@@ -271,8 +392,10 @@ public final class BatchInsert {
         }
     }
 
-    /// Records history, writes external-storage files, then commits each store.
+    /// Writes waiting rows, records history, writes external-storage files, then commits each store.
     func commit() throws {
+        if let failure { throw failure }
+        try flush()
         for (store, kind) in opened {
             try store.withDatabase { db in
                 if let keys = history[store.index], !keys.isEmpty {
@@ -288,6 +411,7 @@ public final class BatchInsert {
 
     /// Undoes everything the batch wrote in the stores not yet committed.
     func rollBack() {
+        for plan in planOrder { plan.buffer?.count = 0 }
         for (store, kind) in opened.reversed() {
             store.withDatabase { db in
                 switch kind {
