@@ -20,9 +20,9 @@ package final class AnkiCollection {
     /// The collection's creation time, in seconds (`col.crt`); review `due` days count from its day.
     package let creationTime: Int64
 
-    private let database: Database
+    let database: Database
     /// The name used in errors (the package and entry).
-    private let label: String
+    let label: String
 
     /// Opens the collection at `url` read-only and loads its note types and decks.
     ///

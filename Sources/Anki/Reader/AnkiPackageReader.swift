@@ -121,6 +121,20 @@ public final class AnkiPackageReader {
         try collection.forEachNote(body)
     }
 
+    /// Calls `body` with each note in id order, with its first card (lowest ordinal; nil for a
+    /// note without cards) and, when `includingReviews`, the review history of all its cards in
+    /// time order: what an importer needs of a note, without keeping anything per note.
+    ///
+    /// Costs one pass over each table (merged in SQL order: cards by note through Anki's
+    /// `ix_cards_nid` index or one sort, reviews with one sort); memory holds one note at a time.
+    /// Cards and reviews of missing notes are skipped. Throw from `body` to stop early.
+    /// - Throws: what `body` throws, or ``AnkiError`` (``AnkiError/Kind/corruptCollection``).
+    public func forEachNoteWithCards(includingReviews: Bool = true,
+                                     _ body: (_ note: AnkiNote, _ firstCard: AnkiCard?, _ reviews: [AnkiReview]) throws -> Void) throws {
+        try checkOpen()
+        try collection.forEachNoteWithCards(includingReviews: includingReviews, body)
+    }
+
     /// Calls `body` with each card, in id order; one card is in memory at a time.
     /// - Throws: what `body` throws, or ``AnkiError`` (``AnkiError/Kind/corruptCollection``).
     public func forEachCard(_ body: (AnkiCard) throws -> Void) throws {

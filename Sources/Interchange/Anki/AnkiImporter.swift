@@ -14,9 +14,11 @@ import Foundation
 /// print("\(report.cardsAdded) cards, \(report.mappedAsOther) from other note types")
 /// ```
 ///
-/// Cost: one pass over the cards and reviews (kept as small values per note), one over the
-/// media (streamed to a temporary folder, then stored by content hash), one over the notes;
-/// everything is saved in one transaction with the search index rebuilt once at the end.
+/// Cost: one pass over the media (streamed to a temporary folder, then stored by content hash),
+/// then one merged pass over the notes with their first card and their reviews (see
+/// ``AnkiPackageReader/forEachNoteWithCards(includingReviews:_:)``), so memory does not grow with
+/// the package beyond one GUID per note (duplicate detection); everything is saved in one
+/// transaction with the search index rebuilt once at the end.
 public struct AnkiImporter: Sendable {
     /// Where temporary files go (the extracted collection and media); the system's by default.
     public var temporaryDirectory: URL?
@@ -24,39 +26,6 @@ public struct AnkiImporter: Sendable {
     /// Creates an importer.
     public init(temporaryDirectory: URL? = nil) {
         self.temporaryDirectory = temporaryDirectory
-    }
-
-    /// The scheduling state and deck of a note's first card, packed small (one per note is kept
-    /// during an import).
-    struct FirstCard {
-        var deckID: Int64
-        var due: Int64
-        var interval: Int32
-        var factor: Int32
-        var reps: Int32
-        var lapses: Int32
-        var ordinal: Int16
-        var type: Int8
-        var queue: Int8
-
-        init(_ card: AnkiCard) {
-            deckID = card.originalDeckID != 0 ? card.originalDeckID : card.deckID
-            due = card.due
-            interval = Int32(clamping: card.interval)
-            factor = Int32(clamping: card.factor)
-            reps = Int32(clamping: card.reps)
-            lapses = Int32(clamping: card.lapses)
-            ordinal = Int16(clamping: card.ordinal)
-            type = Int8(clamping: card.type.rawValue)
-            queue = Int8(clamping: card.queue.rawValue)
-        }
-
-        /// The card again, with the fields scheduling reads.
-        var card: AnkiCard {
-            AnkiCard(id: 0, noteID: 0, deckID: deckID, ordinal: Int(ordinal), type: .init(rawValue: Int(type)),
-                     queue: .init(rawValue: Int(queue)), due: due, interval: Int64(interval), factor: Int64(factor),
-                     reps: Int64(reps), lapses: Int64(lapses))
-        }
     }
 
     /// Imports the package at `url` into `document` and saves it.
@@ -85,88 +54,91 @@ public struct AnkiImporter: Sendable {
         var deckNames: [Int64: String] = [:]
         for deck in reader.decks { deckNames[deck.id] = deck.name }
 
-        // Cards: the first card of each note (its scheduling and deck); card → note for reviews.
-        var firstCards: [Int64: FirstCard] = [:]
-        firstCards.reserveCapacity(try reader.noteCount())
-        let hasReviews = try reader.reviewCount() > 0
-        var noteOfCard: [Int64: Int64] = [:]
-        try reader.forEachCard { card in
-            if hasReviews { noteOfCard[card.id] = card.noteID }
-            if let known = firstCards[card.noteID], Int(known.ordinal) <= card.ordinal { return }
-            firstCards[card.noteID] = FirstCard(card)
-        }
-        var reviewsOfNote: [Int64: [AnkiReview]] = [:]
-        if hasReviews {
-            try reader.forEachReview { review in
-                guard let note = noteOfCard[review.cardID] else { return }
-                reviewsOfNote[note, default: []].append(review)
-            }
-            noteOfCard = [:]
-        }
-
         let media = try importMedia(of: reader, into: document, report: &report)
 
-        var existing = try document.savedAnkiGUIDs()
+        // GUIDs already in the deck, and those of this package seen so far (a package may repeat one).
+        let saved = try document.savedAnkiGUIDs()
+        var seen: Set<String> = []
+        seen.reserveCapacity(try reader.noteCount())
         var otherTypes: Set<String> = []
+        var byKind = [Int](repeating: 0, count: CardKind.allCases.count)
         let creation = reader.creationTime
-        try document.bulkImport { session in
-            try reader.forEachNote { note in
-                report.notesRead += 1
-                guard !note.guid.isEmpty else { return try addNote(note, session) }
-                guard existing.insert(note.guid).inserted else {
-                    report.duplicatesSkipped += 1
-                    return
-                }
-                try addNote(note, session)
-            }
-        }
+        // Notes of one package mostly share a note type and a deck: the last lookups are kept.
+        var lastType: (id: Int64, mapping: AnkiNoteMapping)?
+        var lastDeck: (id: Int64, name: String?)?
 
-        func addNote(_ note: AnkiNote, _ session: BulkImport) throws {
-            let mapping = mappings[note.noteTypeID] ?? AnkiNoteMapping(fallbackFieldCount: note.fields.count)
-            if mapping.rule == .other {
-                report.mappedAsOther += 1
-                if let name = reader.noteType(id: note.noteTypeID)?.name { otherTypes.insert(name) }
-            }
-            var fields = note.fields
-            if !media.renamed.isEmpty {
-                fields = fields.map { Self.rewrite($0, renames: media.renamed) }
-            }
-            let (front, back) = mapping.sides(of: fields)
-            let card: Card
-            switch mapping.cardKind {
-            case .basic: card = BasicCard(front: front, back: back)
-            case .reversible: card = ReversibleCard(front: front, back: back)
-            case .cloze:
-                let cloze = ClozeCard(front: front, back: back)
-                cloze.text = front
-                card = cloze
-            }
-            card.stampsModificationDate = false
-            card.created = AnkiScheduling.creationDate(noteID: note.id, modified: note.modified)
-            card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
-            card.ankiGUID = note.guid.isEmpty ? nil : note.guid
-            if let first = firstCards[note.id] {
-                if first.deckID != 1, let name = deckNames[first.deckID] { card.deckPath = name }
-                AnkiScheduling.apply(first.card, collectionCreation: creation, to: card)
-            }
-            var linked: [String] = []
-            if !media.references.isEmpty {
-                var seen: Set<String> = []
-                for field in fields {
-                    for name in MediaNames.references(in: field) {
-                        if let reference = media.references[name], seen.insert(reference.fileName).inserted {
-                            linked.append(reference.fileName)
+        try document.bulkImport { session in
+            try reader.forEachNoteWithCards { note, firstCard, reviews in
+                report.notesRead += 1
+                if !note.guid.isEmpty {
+                    guard seen.insert(note.guid).inserted, saved.isEmpty || !saved.contains(note.guid) else {
+                        report.duplicatesSkipped += 1
+                        return
+                    }
+                }
+                let mapping: AnkiNoteMapping
+                if let lastType, lastType.id == note.noteTypeID {
+                    mapping = lastType.mapping
+                } else {
+                    mapping = mappings[note.noteTypeID] ?? AnkiNoteMapping(fallbackFieldCount: note.fields.count)
+                    lastType = (note.noteTypeID, mapping)
+                }
+                if mapping.rule == .other {
+                    report.mappedAsOther += 1
+                    if let name = reader.noteType(id: note.noteTypeID)?.name { otherTypes.insert(name) }
+                }
+                var fields = note.fields
+                if !media.renamed.isEmpty {
+                    fields = fields.map { Self.rewrite($0, renames: media.renamed) }
+                }
+                let (front, back) = mapping.sides(of: fields)
+                let created = AnkiScheduling.creationDate(noteID: note.id, modified: note.modified)
+                let card: Card
+                switch mapping.cardKind {
+                case .basic: card = BasicCard(front: front, back: back, created: created)
+                case .reversible: card = ReversibleCard(front: front, back: back, created: created)
+                case .cloze:
+                    let cloze = ClozeCard(front: front, back: back, created: created)
+                    cloze.text = front
+                    card = cloze
+                }
+                card.stampsModificationDate = false
+                card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
+                card.ankiGUID = note.guid.isEmpty ? nil : note.guid
+                if let firstCard {
+                    let deckID = firstCard.originalDeckID != 0 ? firstCard.originalDeckID : firstCard.deckID
+                    let name: String?
+                    if let lastDeck, lastDeck.id == deckID {
+                        name = lastDeck.name
+                    } else {
+                        name = deckNames[deckID]
+                        lastDeck = (deckID, name)
+                    }
+                    if deckID != 1, let name { card.deckPath = name }
+                    AnkiScheduling.apply(firstCard, collectionCreation: creation, to: card)
+                }
+                var linked: [String] = []
+                if !media.references.isEmpty {
+                    var linkedSet: Set<String> = []
+                    for field in fields {
+                        for name in MediaNames.references(in: field) {
+                            if let reference = media.references[name], linkedSet.insert(reference.fileName).inserted {
+                                linked.append(reference.fileName)
+                            }
                         }
                     }
                 }
+                let history = reviews.isEmpty ? [] : reviews.map(AnkiScheduling.review)
+                try session.add(card, tags: note.tags, media: linked, reviews: history)
+                report.reviews += history.count
+                report.cardsAdded += 1
+                byKind[mapping.cardKind.index] += 1
             }
-            let reviews = (reviewsOfNote[note.id] ?? []).map(AnkiScheduling.review)
-            try session.add(card, tags: note.tags, media: linked, reviews: reviews)
-            report.reviews += reviews.count
-            report.cardsAdded += 1
-            report.cardsByKind[mapping.cardKind.rawValue, default: 0] += 1
         }
 
+        for (kind, count) in zip(CardKind.allCases, byKind) where count > 0 {
+            report.cardsByKind[kind.rawValue] = count
+        }
         report.otherNoteTypes = otherTypes.sorted()
         return report
     }
@@ -213,6 +185,17 @@ public struct AnkiImporter: Sendable {
             result = result.replacingOccurrences(of: old, with: new)
         }
         return result
+    }
+}
+
+extension CardKind {
+    /// The kind's position in `allCases`, for counting by kind without hashing.
+    fileprivate var index: Int {
+        switch self {
+        case .basic: 0
+        case .reversible: 1
+        case .cloze: 2
+        }
     }
 }
 

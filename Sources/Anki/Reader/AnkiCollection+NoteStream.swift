@@ -1,0 +1,114 @@
+import SQLite
+
+extension AnkiCollection {
+    /// Calls `body` with each note in id order, together with its first card (the lowest
+    /// ordinal; the lowest id among equal ordinals; nil for a note without cards) and, when
+    /// `includingReviews`, the review history of all its cards in time order.
+    ///
+    /// A merge of three ordered queries (notes by id, cards by note, reviews by note), so memory
+    /// holds one note, one card and one note's reviews whatever the collection's size. Cards
+    /// and reviews of notes that don't exist are skipped. Sorting cards by note is an index scan
+    /// when the collection has Anki's `ix_cards_nid`, one SQLite sort otherwise; reviews always
+    /// need one sort.
+    ///
+    /// - Throws: ``AnkiError/Kind/corruptCollection`` when a query fails; what `body` throws, as it is.
+    package func forEachNoteWithCards(includingReviews: Bool,
+                                      _ body: (AnkiNote, AnkiCard?, [AnkiReview]) throws -> Void) throws {
+        let notes = try prepare("SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id")
+        // Cards are nearly always stored in note order (Anki, genanki and our writer add a note's
+        // cards after it): then the table is read in storage order, twice as fast as through
+        // the `nid` index or a sort.
+        let order = try cardsAreInNoteOrder() ? "id" : "nid, id"
+        let cards = try prepare("""
+            SELECT nid, ord, id, did, mod, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags
+            FROM cards ORDER BY \(order)
+            """)
+        let reviews = includingReviews ? try prepare("""
+            SELECT c.nid, r.id, r.cid, r.ease, r.ivl, r.lastIvl, r.factor, r.time, r.type
+            FROM revlog AS r JOIN cards AS c ON c.id = r.cid ORDER BY c.nid, r.id
+            """) : nil
+        var cardRow = try step(cards)
+        var reviewRow = try reviews.map(step) ?? false
+        var history: [AnkiReview] = []
+        while try step(notes) {
+            let id = notes.int64(at: 0)
+            var first: AnkiCard?
+            var firstOrdinal = Int64.max
+            while cardRow {
+                let noteID = cards.int64(at: 0)
+                if noteID > id { break }
+                if noteID == id {
+                    let ordinal = cards.int64(at: 1)
+                    if ordinal < firstOrdinal {
+                        firstOrdinal = ordinal
+                        first = Self.card(cards)
+                    }
+                }
+                cardRow = try step(cards)
+            }
+            history.removeAll(keepingCapacity: true)
+            if let reviews {
+                while reviewRow {
+                    let noteID = reviews.int64(at: 0)
+                    if noteID > id { break }
+                    if noteID == id { history.append(Self.review(reviews)) }
+                    reviewRow = try step(reviews)
+                }
+            }
+            let note = AnkiNote(id: id, guid: notes.string(at: 1), noteTypeID: notes.int64(at: 2),
+                                modified: notes.int64(at: 3), tags: AnkiText.splitTags(notes.string(at: 4)),
+                                fields: AnkiText.splitFields(notes.string(at: 5)))
+            try body(note, first, history)
+        }
+    }
+
+    /// Whether the cards, in id order, have non-decreasing note ids (one pass over one column,
+    /// stopping at the first card out of order).
+    func cardsAreInNoteOrder() throws(AnkiError) -> Bool {
+        let cards = try prepare("SELECT nid FROM cards ORDER BY id")
+        var previous = Int64.min
+        while try step(cards) {
+            let noteID = cards.int64(at: 0)
+            if noteID < previous { return false }
+            previous = noteID
+        }
+        return true
+    }
+
+    /// The card in the current row of the cards query above.
+    private static func card(_ row: Statement) -> AnkiCard {
+        AnkiCard(id: row.int64(at: 2), noteID: row.int64(at: 0), deckID: row.int64(at: 3),
+                 ordinal: Int(truncatingIfNeeded: row.int64(at: 1)), modified: row.int64(at: 4),
+                 type: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 5))),
+                 queue: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 6))),
+                 due: row.int64(at: 7), interval: row.int64(at: 8), factor: row.int64(at: 9),
+                 reps: row.int64(at: 10), lapses: row.int64(at: 11), left: row.int64(at: 12),
+                 originalDue: row.int64(at: 13), originalDeckID: row.int64(at: 14),
+                 flags: Int(truncatingIfNeeded: row.int64(at: 15)))
+    }
+
+    /// The review in the current row of the reviews query above.
+    private static func review(_ row: Statement) -> AnkiReview {
+        AnkiReview(id: row.int64(at: 1), cardID: row.int64(at: 2), ease: Int(truncatingIfNeeded: row.int64(at: 3)),
+                   interval: row.int64(at: 4), lastInterval: row.int64(at: 5), factor: row.int64(at: 6),
+                   timeTaken: row.int64(at: 7), kind: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 8))))
+    }
+
+    /// A prepared statement; SQLite's errors become ``AnkiError``s.
+    private func prepare(_ sql: String) throws(AnkiError) -> Statement {
+        do {
+            return try database.prepare(sql)
+        } catch {
+            throw AnkiError(.corruptCollection, path: label, reason: "cannot read the collection: \(error.message)")
+        }
+    }
+
+    /// One step; SQLite's errors become ``AnkiError``s (the caller's own errors pass through untouched).
+    private func step(_ statement: Statement) throws(AnkiError) -> Bool {
+        do {
+            return try statement.step()
+        } catch {
+            throw AnkiError(.corruptCollection, path: label, reason: "cannot read the collection: \(error.message)")
+        }
+    }
+}
