@@ -59,9 +59,16 @@ import Testing
         ]
         #expect(errors.allSatisfy { $0.kind == .invalidInput })
         try writer.add(AnkiNote(id: 7, noteTypeID: 1, fields: ["a", "b"]))
-        #expect(throws: AnkiError.self) { try writer.add(AnkiNote(id: 7, noteTypeID: 1, fields: ["a", "b"])) }
+        let twice = try #require(throws: AnkiError.self) { try writer.add(AnkiNote(id: 7, noteTypeID: 1, fields: ["a", "b"])) }
+        #expect(twice.kind == .invalidInput && twice.reason.contains("note id 7 was added twice"))
+        try writer.add(AnkiNote(id: 8, noteTypeID: 1, fields: ["c", "d"]))
+        // A card of an earlier note (not the last one added) is accepted; a repeated card id is not.
+        try writer.add(AnkiCard(id: 70, noteID: 7, deckID: 1, ordinal: 0))
+        let card = try #require(throws: AnkiError.self) { try writer.add(AnkiCard(id: 70, noteID: 8, deckID: 1, ordinal: 0)) }
+        #expect(card.kind == .invalidInput && card.reason.contains("card id 70 was added twice"))
+        try writer.add(AnkiCard(id: 80, noteID: 8, deckID: 1, ordinal: 0))
         try writer.finish()
-        let closed = try #require(throws: AnkiError.self) { try writer.add(AnkiNote(id: 8, noteTypeID: 1, fields: ["a", "b"])) }
+        let closed = try #require(throws: AnkiError.self) { try writer.add(AnkiNote(id: 9, noteTypeID: 1, fields: ["a", "b"])) }
         #expect(closed.kind == .closed)
     }
 

@@ -16,8 +16,13 @@ package final class AnkiCollectionWriter {
     private var cardRules: [Int64: CardRules] = [:]
     private var noteTypeOrder: [Int64] = []
     private var decks: [Int64: AnkiDeck] = [:]
-    private var noteIDs: Set<Int64> = []
-    private var cardIDs: Set<Int64> = []
+    /// The last note and card added: a note's cards and a card's reviews usually follow it,
+    /// so checking that their note or card exists rarely needs a query. (Ids are checked for
+    /// duplicates by the tables' primary keys, not by sets in memory: hashing 200,000 ids was
+    /// 5 % of an export.)
+    private var lastNoteID: Int64?
+    private var lastCardID: Int64?
+    private var lookups: [String: Statement] = [:]
     private var nextGeneratedID: Int64
     private var nextNewPosition: Int64 = 1
     /// Draws GUIDs; seeded once from the system's generator (one getrandom call, not one per note).
@@ -72,6 +77,7 @@ package final class AnkiCollectionWriter {
     /// and its exclusive lock, alive while statements remain).
     private func closeDatabase() {
         statements = nil
+        lookups.removeAll()
         database.close()
     }
 
@@ -129,7 +135,6 @@ package final class AnkiCollectionWriter {
         if note.id == 0 { note.id = generateID() } else { seen(note.id) }
         if note.guid.isEmpty { note.guid = AnkiText.newGUID(using: &random) }
         if note.modified == 0 { note.modified = modifiedMillis / 1000 }
-        guard noteIDs.insert(note.id).inserted else { throw invalid("note id \(note.id) was added twice") }
         let sortField = AnkiText.stripHTMLPreservingMediaFilenames(note.fields[noteType.sortFieldIndex])
         guard let statement = statements?.note else { throw closedError() }
         statement.bind(int64: note.id, at: 1)
@@ -144,7 +149,8 @@ package final class AnkiCollectionWriter {
             statement.bind(text: sortField, at: 7)
         }
         statement.bind(int64: Int64(AnkiText.checksum(ofFirstField: note.fields[0])), at: 8)
-        try run(statement, "notes")
+        try run(statement, "notes", duplicate: "note id \(note.id) was added twice")
+        lastNoteID = note.id
         return note
     }
 
@@ -152,7 +158,7 @@ package final class AnkiCollectionWriter {
     @discardableResult
     package func add(_ card: AnkiCard) throws -> AnkiCard {
         try checkOpen()
-        guard noteIDs.contains(card.noteID) else { throw invalid("card \(card.id) belongs to note \(card.noteID), which was not added") }
+        guard try card.noteID == lastNoteID || has("notes", card.noteID) else { throw invalid("card \(card.id) belongs to note \(card.noteID), which was not added") }
         guard decks[card.deckID] != nil else { throw invalid("card \(card.id) is in deck \(card.deckID), which was not added") }
         var card = card
         if card.id == 0 { card.id = generateID() } else { seen(card.id) }
@@ -161,7 +167,6 @@ package final class AnkiCollectionWriter {
             card.due = nextNewPosition
         }
         if card.type == .new { nextNewPosition = max(nextNewPosition, card.due + 1) }
-        guard cardIDs.insert(card.id).inserted else { throw invalid("card id \(card.id) was added twice") }
         guard let s = statements?.card else { throw closedError() }
         s.bind(int64: card.id, at: 1)
         s.bind(int64: card.noteID, at: 2)
@@ -179,14 +184,15 @@ package final class AnkiCollectionWriter {
         s.bind(int64: card.originalDue, at: 14)
         s.bind(int64: card.originalDeckID, at: 15)
         s.bind(int64: Int64(card.flags), at: 16)
-        try run(s, "cards")
+        try run(s, "cards", duplicate: "card id \(card.id) was added twice")
+        lastCardID = card.id
         return card
     }
 
     /// Inserts a review-history entry.
     package func add(_ review: AnkiReview) throws {
         try checkOpen()
-        guard cardIDs.contains(review.cardID) else {
+        guard try review.cardID == lastCardID || has("cards", review.cardID) else {
             throw invalid("review \(review.id) is of card \(review.cardID), which was not added")
         }
         guard let s = statements?.review else { throw closedError() }
@@ -251,13 +257,33 @@ package final class AnkiCollectionWriter {
         AnkiError(.invalidInput, path: url.path, reason: reason)
     }
 
-    private func run(_ statement: Statement, _ table: String) throws {
+    /// Runs an insert; `duplicate` is the error when its primary key is taken.
+    private func run(_ statement: Statement, _ table: String, duplicate: @autoclosure () -> String? = nil) throws {
         do {
             try statement.step()
             statement.reset()
         } catch {
             statement.reset()
+            if error.extendedCode == DatabaseError.constraintPrimaryKey, let duplicate = duplicate() { throw invalid(duplicate) }
             throw AnkiError(.io, path: url.path, reason: "cannot insert into \(table): \(error.message)")
+        }
+    }
+
+    /// Whether `table` (notes or cards) has a row with `id`.
+    private func has(_ table: String, _ id: Int64) throws -> Bool {
+        do {
+            let query: Statement
+            if let prepared = lookups[table] {
+                query = prepared
+            } else {
+                query = try database.prepare("SELECT 1 FROM \(table) WHERE id = ?")
+                lookups[table] = query
+            }
+            defer { query.reset() }
+            query.bind(int64: id, at: 1)
+            return try query.step()
+        } catch {
+            throw AnkiError(.io, path: url.path, reason: "cannot read the \(table): \(error.message)")
         }
     }
 
