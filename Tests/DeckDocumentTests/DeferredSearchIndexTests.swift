@@ -26,6 +26,9 @@ import Testing
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
         try Self.importCards(deck, count: 5)
+        // The import ran with a rollback journal (no other connection) and went back to WAL.
+        let journal = try deck.container.withDatabase(for: Card.self) { db in try db.scalar("PRAGMA journal_mode", as: String.self) }
+        #expect(journal == "wal")
         #expect(try deck.hasPendingSearchIndex())
         #expect(try Self.indexRows(deck) == 3)
         #expect(deck.check().isEmpty, "\(deck.check())")

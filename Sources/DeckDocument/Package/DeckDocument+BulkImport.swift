@@ -33,6 +33,23 @@ extension DeckDocument {
     /// rows themselves cost.
     static let importTempStore = "MEMORY"
 
+    /// Switches the store from WAL to a rollback journal for an import when no other
+    /// connection has it open (returns whether it did; the caller switches back).
+    ///
+    /// In WAL mode every page an import writes is written twice: into the log at the commit,
+    /// then into the database by the checkpoint. With a rollback journal the new pages go
+    /// straight into the file (the journal keeps only the few existing pages the import
+    /// changes), which saves a fifth of a large import's time. Leaving WAL needs the only
+    /// connection to the store; with readers open, the import stays in WAL (without waiting
+    /// for them: the busy timeout is off for the attempt).
+    static func leaveWAL(_ db: Database) -> Bool {
+        guard (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal",
+              let timeout = try? db.scalar("PRAGMA busy_timeout", as: Int64.self) else { return false }
+        defer { try? db.execute("PRAGMA busy_timeout = \(timeout)") }
+        guard (try? db.execute("PRAGMA busy_timeout = 0")) != nil else { return false }
+        return (try? db.setJournalMode(.delete))?.lowercased() == "delete"
+    }
+
     /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which writes each
     /// card at once with a ``BatchInsert`` (so nothing of it is kept in memory, and no context
     /// machinery runs per card) and its tag and media links in SQL. Everything happens in one
@@ -42,7 +59,9 @@ extension DeckDocument {
     ///
     /// Cost: the full-text index is not updated during the import (its triggers are suspended);
     /// the store records that the new cards are not indexed yet, and the next ``search(_:limit:)``
-    /// indexes them (see ``updateSearchIndex()``).
+    /// indexes them (see ``updateSearchIndex()``). When no other connection has the store open,
+    /// the import runs with a rollback journal instead of the write-ahead log, so its pages are
+    /// written once (see `leaveWAL`); readers that open the deck meanwhile wait for its commit.
     /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
     public func bulkImport<T>(_ body: (BulkImport) throws -> T) throws -> T {
         try requireOpen()
@@ -50,14 +69,20 @@ extension DeckDocument {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
         let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
-        let (lastKey, tempStore) = try container.withDatabase(for: Card.self) { db in
+        let (lastKey, tempStore, leftWAL) = try container.withDatabase(for: Card.self) { db in
             let tempStore = try db.scalar("PRAGMA temp_store", as: Int64.self) ?? 0
             try db.execute("PRAGMA temp_store = \(Self.importTempStore)")
+            let leftWAL = Self.leaveWAL(db)
             try db.execute("SAVEPOINT bulk_import")
             for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
-            return (try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0, tempStore)
+            return (try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0, tempStore, leftWAL)
         }
-        defer { try? container.withDatabase(for: Card.self) { db in try db.execute("PRAGMA temp_store = \(tempStore)") } }
+        defer {
+            try? container.withDatabase(for: Card.self) { db in
+                try db.execute("PRAGMA temp_store = \(tempStore)")
+                if leftWAL { _ = try db.setJournalMode(.wal) }
+            }
+        }
         let result: T
         do {
             // Media references and the like, added before: saved first so that links find them.

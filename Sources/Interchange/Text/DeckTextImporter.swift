@@ -57,9 +57,11 @@ public struct DeckTextImporter {
             case .reversible: card = ReversibleCard(front: row.front, back: row.back)
             case .cloze: card = ClozeCard(front: row.front, back: row.back)
             }
+            // Created now, and not modified since: one clock reading, not a second at the write.
+            card.stampsModificationDate = false
             if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
             if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }
-            try session.add(card, tags: row.tags.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) })
+            try session.add(card, tags: Self.splitTags(row.tags))
             report.cardsAdded += 1
         }
         progress?(reader.bytesConsumed)
@@ -73,6 +75,16 @@ public struct DeckTextImporter {
         var report = Report()
         try document.bulkImport { session in try add(from: &reader, to: session, report: &report) }
         return report
+    }
+
+    /// The tags as single words: the reader splits a row's tags already, so only tags given
+    /// whole in the settings (`#tags:` set in code) may still hold white space.
+    static func splitTags(_ tags: [String]) -> [String] {
+        func isWord(_ tag: String) -> Bool {
+            tag.utf8.allSatisfy { $0 > 0x20 && $0 < 0x80 }
+        }
+        if tags.allSatisfy(isWord) { return tags }
+        return tags.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) }
     }
 
     /// The card kind of an Anki note type name: cloze types, reversed types, else basic.
