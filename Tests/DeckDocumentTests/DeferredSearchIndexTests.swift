@@ -120,6 +120,25 @@ import Testing
         #expect(deck.check().contains { $0.severity == .error && $0.message.contains("1 card(s) missing from the search index") })
     }
 
+    @Test func repeatedTagsAndMediaLinkOnce() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        defer { try? deck.close() }
+        let media = try deck.addMedia(Data([1, 2, 3]), originalName: "a.png")
+        try deck.bulkImport { session in
+            try session.add(BasicCard(front: "twice", back: ""), tags: ["x", "x", " x ", "animals"], media: [media.fileName, media.fileName])
+            try session.add(BasicCard(front: "once", back: ""), tags: ["x"])
+        }
+        let links = try deck.container.withDatabase(for: Card.self) { db in
+            (try db.scalar("SELECT count(*) FROM Card_tags WHERE source = 4", as: Int.self),
+             try db.scalar("SELECT count(*) FROM Card_media WHERE source = 4", as: Int.self))
+        }
+        #expect(links.0 == 2 && links.1 == 1)
+        #expect(try deck.allTags().filter { $0.name == "x" }.count == 1)
+        #expect(try Self.fronts(deck.search("x", limit: nil)) == ["once", "twice"])
+        #expect(deck.check().isEmpty, "\(deck.check())")
+    }
+
     @Test func aFailedImportLeavesNoMarker() throws {
         struct Stop: Error {}
         let playground = try Playground()

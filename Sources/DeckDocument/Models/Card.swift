@@ -23,8 +23,10 @@ public class Card: PersistentModel, WillSaveHook {
     public final var kind: CardKind = .basic
     public final var front: String = ""
     public final var back: String = ""
-    public final var created: Date = Date()
-    public final var modified: Date = Date()
+    // Set by the initializers: one clock reading per card (a default value here would read
+    // the clock again for each property, before the initializer overwrites it).
+    public final var created: Date
+    public final var modified: Date
     /// When the card is next due for review; nil for a new card.
     public final var due: Date? = nil
     /// The current review interval in days.
@@ -79,7 +81,11 @@ public class Card: PersistentModel, WillSaveHook {
     }
     public var persistentBackingData = BackingData()
 
-    public required init() {}
+    public required init() {
+        let now = Date()
+        created = now
+        modified = now
+    }
 
     /// Creates a card; prefer the subclass of its kind (``DeckDocument/addCard(kind:front:back:tags:)`` picks it).
     public init(front: String, back: String, created: Date = Date()) {

@@ -74,6 +74,9 @@ extension DeckDocument {
             try db.execute("PRAGMA temp_store = \(Self.importTempStore)")
             let leftWAL = Self.leaveWAL(db)
             try db.execute("SAVEPOINT bulk_import")
+            // Checked at the commit (which fails, rolling back, if one is broken), so that no
+            // statement of the import has to be undone alone: no statement journal.
+            try db.execute("PRAGMA defer_foreign_keys = ON")
             for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
             return (try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0, tempStore, leftWAL)
         }
@@ -173,10 +176,11 @@ struct BulkLinkWriter {
     /// Links written together (one statement), after the batch's waiting cards.
     static let linksPerGroup = 256
 
-    /// `INSERT OR IGNORE` of up to `pairs` (source, target) rows into a join table; the last
-    /// parameter is the number of pairs bound.
+    /// `INSERT OR FAIL` of up to `pairs` (source, target) rows into a join table; the last
+    /// parameter is the number of pairs bound. The pairs are new (their cards are) and distinct;
+    /// with FAIL and the import's deferred foreign keys, SQLite keeps no statement journal.
     static func linkSQL(_ table: String, pairs: Int) -> String {
-        "INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\"source\", \"target\") SELECT * FROM (VALUES "
+        "INSERT OR FAIL INTO \(quoteIdentifier(table)) (\"source\", \"target\") SELECT * FROM (VALUES "
             + Array(repeating: "(?, ?)", count: pairs).joined(separator: ", ") + ") LIMIT ?"
     }
 
@@ -206,8 +210,10 @@ struct BulkLinkWriter {
 
     /// Tags the card `card` with `names` (empty and repeated names ignored); written with the next group.
     mutating func tag(_ card: Int64, with names: [String]) throws {
+        let first = tagLinks.count
         for name in names {
-            if let key = try tagKey(name) { tagLinks.append((card, key)) }
+            // The card is new: only its own repeated names could collide.
+            if let key = try tagKey(name), !tagLinks[first...].contains(where: { $0.1 == key }) { tagLinks.append((card, key)) }
         }
         if tagLinks.count >= Self.linksPerGroup { try flush() }
     }
@@ -215,15 +221,16 @@ struct BulkLinkWriter {
     /// Links the card `card` to the media files named `fileNames` (``MediaReference/fileName``
     /// of saved references; unknown names are skipped); written with the next group.
     mutating func attach(_ card: Int64, media fileNames: [String]) throws {
+        let first = mediaLinks.count
         for fileName in fileNames {
-            if let key = mediaKeys[fileName] {
-                mediaLinks.append((card, key))
-            } else if let key = try container.withDatabase(for: MediaReference.self, { db in
-                try db.scalar("SELECT \"pk\" FROM \"MediaReference\" WHERE \"fileName\" = ?", [.text(fileName)], as: Int64.self)
-            }) {
+            var key = mediaKeys[fileName]
+            if key == nil {
+                key = try container.withDatabase(for: MediaReference.self) { db in
+                    try db.scalar("SELECT \"pk\" FROM \"MediaReference\" WHERE \"fileName\" = ?", [.text(fileName)], as: Int64.self)
+                }
                 mediaKeys[fileName] = key
-                mediaLinks.append((card, key))
             }
+            if let key, !mediaLinks[first...].contains(where: { $0.1 == key }) { mediaLinks.append((card, key)) }
         }
         if mediaLinks.count >= Self.linksPerGroup { try flush() }
     }

@@ -38,6 +38,8 @@ public struct DeckTextImporter {
     public func add(from reader: inout TextImportReader, to session: BulkImport, report: inout Report) throws {
         try session.flush()  // cards of earlier files in the same import count as saved
         var existing = try session.document.savedAnkiGUIDs()
+        // The cards of a file share its import time as their creation date.
+        let now = Date()
         var count = 0
         while let row = try reader.next() {
             count += 1
@@ -53,11 +55,11 @@ public struct DeckTextImporter {
             let kind = Self.kind(ofNotetype: row.notetype)
             let card: Card
             switch kind {
-            case .basic: card = BasicCard(front: row.front, back: row.back)
-            case .reversible: card = ReversibleCard(front: row.front, back: row.back)
-            case .cloze: card = ClozeCard(front: row.front, back: row.back)
+            case .basic: card = BasicCard(front: row.front, back: row.back, created: now)
+            case .reversible: card = ReversibleCard(front: row.front, back: row.back, created: now)
+            case .cloze: card = ClozeCard(front: row.front, back: row.back, created: now)
             }
-            // Created now, and not modified since: one clock reading, not a second at the write.
+            // Created by this import and not modified since (no second clock reading at the write).
             card.stampsModificationDate = false
             if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
             if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }

@@ -100,6 +100,8 @@ public final class BatchInsert {
         let upsert: Statement?
         let buffer: RowBuffer?
         let binders: [(AnyObject, Statement, Int32) -> Void]
+        /// Calls the model's `willSave()` (a cast per row costs a conformance lookup).
+        var willSave: ((AnyObject) -> Void)?
         let toOne: [Schema.Relationship]
         /// One-to-many relationships whose members carry the key (written after the owner).
         let members: [Schema.Relationship]
@@ -194,7 +196,7 @@ public final class BatchInsert {
         }
         if let failure { throw failure }
         let entity = plan.entity
-        if entity.hasWillSaveHook { (model as? any WillSaveHook)?.willSave() }
+        plan.willSave?(model)
         let key: Int64
         do {
             key = try plan.store.withDatabase { db in
@@ -336,6 +338,15 @@ public final class BatchInsert {
         return plan
     }
 
+    /// A call of `willSave()` on instances of exactly `type`, when it has the hook.
+    private static func willSaveCall(for type: any PersistentModel.Type) -> ((AnyObject) -> Void)? {
+        func call<Hooked: WillSaveHook>(_: Hooked.Type) -> (AnyObject) -> Void {
+            { unsafeDowncast($0, to: Hooked.self).willSave() }
+        }
+        guard let hooked = type as? any WillSaveHook.Type else { return nil }
+        return call(hooked)
+    }
+
     private func makePlan(for type: any PersistentModel.Type) throws -> Plan {
         let schema = context.container.schema
         guard let entity = schema.entity(forType: type) else { throw PersistenceError.unknownEntity(type.entityName) }
@@ -372,9 +383,11 @@ public final class BatchInsert {
                 } else {
                     upsert = try db.prepare(entity.insertStatementSQL)
                 }
-                return Plan(entity: entity, store: store, keys: keys, upsert: upsert, buffer: buffer,
-                            binders: entity.attributes.map(\.bind), toOne: entity.toOneColumns, members: members,
-                            links: try joins.map { ($0.0, try db.prepare($0.1)) })
+                let plan = Plan(entity: entity, store: store, keys: keys, upsert: upsert, buffer: buffer,
+                                binders: entity.attributes.map(\.bind), toOne: entity.toOneColumns, members: members,
+                                links: try joins.map { ($0.0, try db.prepare($0.1)) })
+                plan.willSave = Self.willSaveCall(for: type)
+                return plan
             } catch { throw PersistenceError.wrap(error) }
         }
     }
