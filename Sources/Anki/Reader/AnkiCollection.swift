@@ -29,14 +29,25 @@ package final class AnkiCollection {
     /// - Throws: ``AnkiError`` of kind ``AnkiError/Kind/corruptCollection`` (not SQLite, no `col`
     ///   row, missing tables), ``AnkiError/Kind/unsupportedVersion``, ``AnkiError/Kind/malformedJSON``,
     ///   ``AnkiError/Kind/malformedProtobuf``.
-    package init(url: URL, label: String) throws {
+    package convenience init(url: URL, label: String) throws {
+        try self.init(source: .file(url), label: label)
+    }
+
+    /// Opens the collection in `source` (a file, or a stored entry of the package read in
+    /// place); throws as ``init(url:label:)``.
+    init(source: CollectionSource, label: String) throws {
         self.label = label
         let database: Database
         do {
-            // `immutable=1`: the file is our private copy, so SQLite needs no locks and no
-            // -wal/-shm files (collections exported by Anki are often in WAL mode).
-            let escaped = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? url.path
-            database = try Database(path: "file:\(escaped)?immutable=1", mode: .readOnly)
+            switch source {
+            case .file(let url):
+                // `immutable=1`: the file is our private copy, so SQLite needs no locks and no
+                // -wal/-shm files (collections exported by Anki are often in WAL mode).
+                let escaped = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? url.path
+                database = try Database(path: "file:\(escaped)?immutable=1", mode: .readOnly)
+            case .slice(let path, let entry):
+                database = try Database(readOnlySliceOf: path, offset: entry.offset, length: entry.length)
+            }
         } catch {
             throw AnkiError(.corruptCollection, path: label, reason: "not an SQLite database (\(error.message))")
         }

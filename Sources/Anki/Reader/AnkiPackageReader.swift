@@ -3,9 +3,9 @@ import Foundation
 
 /// Reads an Anki package (`.apkg` or `.colpkg`) as plain values, in bounded memory.
 ///
-/// Opening a package reads its `meta` and `media` entries and extracts the collection to a
-/// private temporary directory (SQLite needs a file; `collection.anki21b` is zstd-decompressed
-/// on the way). Note types and decks are loaded at once; notes, cards and reviews are
+/// Opening a package reads its `meta` and `media` entries and finds the collection: one stored
+/// uncompressed (as genanki writes it) is read in place; others are extracted to a private
+/// temporary directory (SQLite needs a file; `collection.anki21b` is zstd-decompressed on the way). Note types and decks are loaded at once; notes, cards and reviews are
 /// streamed one row at a time; media files are extracted on request.
 ///
 /// ```swift
@@ -48,7 +48,8 @@ public final class AnkiPackageReader {
     /// Opens the package at `url`.
     ///
     /// Costs one pass over the zip and the time to extract (and for current packages,
-    /// decompress) the collection; memory stays bounded whatever the package's size.
+    /// decompress) the collection, unless it is stored uncompressed; memory stays bounded
+    /// whatever the package's size.
     ///
     /// - Parameters:
     ///   - limits: bounds on sizes, to refuse bombs.
@@ -76,15 +77,15 @@ public final class AnkiPackageReader {
         do {
             let scan = try PackageScan(url: url, limits: limits, workDirectory: workDirectory)
             version = try scan.version()
-            guard let collectionFile = scan.collections[version.collectionEntryName] else {
+            guard let source = scan.collections[version.collectionEntryName] else {
                 throw AnkiError(.missingCollection, path: path,
                                 reason: "the package has no \(version.collectionEntryName) (package version \(version.rawValue))")
             }
-            for (name, file) in scan.collections where name != version.collectionEntryName {
-                try? FileManager.default.removeItem(at: file)
+            for (name, other) in scan.collections where name != version.collectionEntryName {
+                if case .file(let file) = other { try? FileManager.default.removeItem(at: file) }
             }
             media = try scan.mediaList(version: version)
-            collection = try AnkiCollection(url: collectionFile, label: "\(path):\(version.collectionEntryName)")
+            collection = try AnkiCollection(source: source, label: "\(path):\(version.collectionEntryName)")
         } catch {
             try? FileManager.default.removeItem(at: workDirectory)
             throw error

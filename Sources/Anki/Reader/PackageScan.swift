@@ -1,20 +1,32 @@
 import Archive
 import Foundation
 
-/// One pass over a package's zip: reads `meta` and `media`, extracts every collection entry
-/// (`collection.anki2`, `.anki21`, `.anki21b`) to the working directory, decompressing anki21b.
+/// Where a collection's SQLite bytes are read from.
+enum CollectionSource {
+    /// A file of its own (extracted, or decompressed from `collection.anki21b`).
+    case file(URL)
+    /// The package itself: a stored (uncompressed) entry, read in place.
+    case slice(path: String, entry: StoredZipEntry)
+}
+
+/// One pass over a package's zip: reads `meta` and `media`, and finds every collection entry
+/// (`collection.anki2`, `.anki21`, `.anki21b`): a stored legacy collection is read in place,
+/// others are extracted to the working directory (anki21b decompressed on the way).
 struct PackageScan {
     private(set) var meta: [UInt8]?
     private(set) var mediaList: Data?
-    private(set) var collections: [String: URL] = [:]
+    private(set) var collections: [String: CollectionSource] = [:]
     private let path: String
     private let limits: AnkiReadLimits
 
     static let collectionNames: Set<String> = ["collection.anki2", "collection.anki21", "collection.anki21b"]
+    /// The collections SQLite can read in place when they are stored uncompressed (genanki's are).
+    static let storedCollectionNames: Set<String> = ["collection.anki2", "collection.anki21"]
 
     init(url: URL, limits: AnkiReadLimits, workDirectory: URL) throws {
         path = url.path
         self.limits = limits
+        let stored = StoredZipEntry.locate(Self.storedCollectionNames, in: url)
         let reader = try PackageScan.open(url, limits: limits)
         while let entry = try PackageScan.archiveCall(path, { try reader.nextEntry() }) {
             guard entry.type == .file else { continue }
@@ -27,7 +39,14 @@ struct PackageScan {
                 guard collections[name] == nil else {
                     throw AnkiError(.notAPackage, path: path, reason: "\(name) appears twice in the package")
                 }
-                collections[name] = try extractCollection(reader, entry: entry, workDirectory: workDirectory)
+                if let slice = stored[name] {
+                    guard slice.length <= limits.maxCollectionSize else {
+                        throw AnkiError(.limitExceeded, path: path, reason: "\(name) is larger than \(limits.maxCollectionSize) bytes")
+                    }
+                    collections[name] = .slice(path: path, entry: slice)
+                } else {
+                    collections[name] = .file(try extractCollection(reader, entry: entry, workDirectory: workDirectory))
+                }
             default:
                 continue
             }
