@@ -42,7 +42,7 @@ enum ArchiveBench {
             measurement.bar_text = "≤ 1.2x"
             measurement.reference_name = reference
             measurement.note = String(format: "Package %.1f MiB (%d cards, %d media files of %d KiB); archives: ours %.1f MiB, bsdtar %.1f MiB. "
-                                      + "Ours snapshots the store first (a closed deck: a kernel copy under a shared lock; a deck open for writing: the file itself when its WAL is empty, else the backup API); bsdtar copies the live files.",
+                                      + "Ours archives a consistent snapshot of the store (a closed deck: the file in place under a shared lock, copied aside only if a writer comes; a deck open for writing: the file itself when its WAL is empty, else a backup-API copy); bsdtar copies the live files.",
                                       Double(packageBytes) / 1_048_576, cards, mediaFiles, mediaSize / 1024,
                                       Double(sizes[0]) / 1_048_576, Double(sizes[1]) / 1_048_576)
             results.append(measurement)

@@ -90,6 +90,122 @@ import Testing
         try archived.close()
     }
 
+    /// The deck's `DeckInfo.description`, read straight from a store.
+    private func storedDescription(_ package: URL) throws -> String? {
+        let db = try Database(path: package.appendingPathComponent("Deck.sqlite").path, mode: .readOnly)
+        defer { db.close() }
+        return try db.scalar("SELECT description FROM DeckInfo", as: String.self)
+    }
+
+    @Test(arguments: ArchiveFormat.allCases)
+    func aClosedDeckIsArchivedInPlaceUnderItsReadLock(_ format: ArchiveFormat) throws {
+        let play = try Playground()
+        let url = try mediaDeck(play)
+        let store = url.appendingPathComponent("Deck.sqlite")
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        var linksWhileArchiving: [Int] = []
+        try deck.archive(to: play.file("d.\(format.fileExtension)")) { _, _ in
+            var status = stat()
+            if stat(store.path, &status) == 0 { linksWhileArchiving.append(Int(status.st_nlink)) }
+        }
+        try deck.close()
+        // Linked into the staging tree, not copied; the staging tree is gone afterwards.
+        #expect(linksWhileArchiving.first == 2, "the store is read in place: \(linksWhileArchiving)")
+        var status = stat()
+        #expect(stat(store.path, &status) == 0 && status.st_nlink == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.path).sorted() == ["French.sampledeck", "d.\(format.fileExtension)"])
+        // The read lock is gone: a writer gets in at once.
+        let writer = try DeckDocument.open(at: url)
+        _ = try writer.addCard(kind: .basic, front: "after", back: "", tags: [])
+        try writer.save()
+        try writer.close()
+        let out = play.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let extracted = try DeckDocument.unarchive(play.file("d.\(format.fileExtension)"), into: out)
+        #expect(try contents(of: extracted).cards.count == 3)
+        #expect(try contents(of: extracted).media == contents(of: url).media)
+    }
+
+    /// Another process starts writing a closed deck while it is archived: the archiver sees
+    /// the writer's lock, copies the store aside and lets go, so the writer commits while the
+    /// archive is still being written, and the archive holds the state from before.
+    @Test func aWriterInAnotherProcessIsLetInAndTheArchiveKeepsTheStateFromBefore() throws {
+        let play = try Playground()
+        let url = try mediaDeck(play)
+        let store = url.appendingPathComponent("Deck.sqlite")
+        #expect(try storedDescription(url) == "")
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        // Kept open until the archive is written: closing a descriptor of the store would drop
+        // this process's locks on it, the archiver's read lock among them.
+        let probe = open(store.path, O_RDONLY | O_CLOEXEC)
+        #expect(probe >= 0)
+        let output = Pipe()
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("UPDATE DeckInfo SET description = 'written meanwhile'")
+            db.execute("COMMIT")
+            print("committed")
+            """, store.path]
+        python.standardOutput = output
+        var sawWriterWaiting = false, writerDoneWithinTheStoreEntry = false
+        var calls = 0
+        try deck.archive(to: play.file("snap.tar.zst")) { _, _ in
+            calls += 1
+            if calls == 1 {
+                // After the snapshot, before the store is read: start the writer, wait until it waits.
+                do { try python.run() } catch { Issue.record("python3 is needed for this test: \(error)"); return }
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline, !sawWriterWaiting {
+                    sawWriterWaiting = DeckDocument.writerIsWaiting(probe)
+                    if !sawWriterWaiting { usleep(2000) }
+                }
+            } else if calls == 2, python.isRunning || python.processIdentifier != 0 {
+                // After the store's only chunk, its entry not finished: the writer is already in.
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline, python.isRunning { usleep(2000) }
+                writerDoneWithinTheStoreEntry = !python.isRunning
+            }
+        }
+        python.waitUntilExit()
+        close(probe)
+        try deck.close()
+        #expect(sawWriterWaiting, "the writer waited for the archiver's read lock")
+        #expect(writerDoneWithinTheStoreEntry, "the archiver let go before it finished the store's entry")
+        #expect(python.terminationStatus == 0)
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "committed\n")
+        #expect(try storedDescription(url) == "written meanwhile")
+        let out = play.file("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let extracted = try DeckDocument.unarchive(play.file("snap.tar.zst"), into: out)
+        #expect(try storedDescription(extracted) == "", "the archive holds the store as it was when archiving began")
+        #expect(try contents(of: extracted).cards.count == 3)
+    }
+
+    @Test func writingToADescriptorCopiesAClosedDecksStoreFirst() throws {
+        let play = try Playground()
+        let url = try mediaDeck(play)
+        let store = url.appendingPathComponent("Deck.sqlite")
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        let file = play.file("d.tar.gz")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
+        var links: [Int] = []
+        try deck.archive(toFileDescriptor: handle.fileDescriptor, format: .tarGzip) { _, _ in
+            var status = stat()
+            if stat(store.path, &status) == 0 { links.append(Int(status.st_nlink)) }
+        }
+        try handle.close()
+        try deck.close()
+        #expect(!links.isEmpty && links.allSatisfy { $0 == 1 }, "a stream's reader may stall: the store is copied, not pinned")
+        let archived = try DeckDocument.open(archive: file)
+        #expect(try archived.cardCount() == 3)
+        try archived.close()
+    }
+
     @Test func committedChangesStillInTheWALAreArchived() throws {
         let play = try Playground()
         let url = try play.sampleDeck()

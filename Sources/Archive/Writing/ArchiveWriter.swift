@@ -239,20 +239,30 @@ public final class ArchiveWriter {
     ///   - path: the entry name, `/`-separated, relative, without `..`.
     ///   - file: the file to copy; it must not change while it is copied.
     ///   - compression: `.stored` to keep a zip entry uncompressed.
+    ///   - pinned: when `file` is held unchanged only for a while (see ``PinnedFile``): it is
+    ///     asked before each chunk whether to let go, the rest copied aside when it must, and
+    ///     released once the entry is written (or when this call fails).
     ///   - progress: called with the number of bytes copied after each chunk.
     /// - Returns: the number of bytes copied (the file's size).
     /// - Throws: ``ArchiveError`` of kind `.io` if the file cannot be read or changes size
-    ///   while it is copied; for an unsafe or duplicate name; for a write failure.
+    ///   while it is copied, or cannot be copied aside; for an unsafe or duplicate name; for
+    ///   a write failure.
     @discardableResult
     public func addFile(
         _ path: String, contentsOf file: URL, compression: EntryCompression = .automatic,
-        progress: ((Int64) -> Void)? = nil
+        pinned: PinnedFile? = nil, progress: ((Int64) -> Void)? = nil
     ) throws -> Int64 {
-        let source = open(file.path, O_RDONLY | O_CLOEXEC)
+        var source = open(file.path, O_RDONLY | O_CLOEXEC)
         guard source >= 0 else {
+            pinned?.release()
             throw ArchiveError(.io, path: file.path, reason: "cannot open: \(LibArchive.describe(errno: errno))")
         }
-        defer { close(source) }
+        // Closing the descriptor comes before releasing the pin: the holder's locks must
+        // outlast every read of the file itself.
+        defer {
+            close(source)
+            pinned?.release()
+        }
         var status = stat()
         guard fstat(source, &status) == 0 else {
             throw ArchiveError(.io, path: file.path, reason: "cannot read its size: \(LibArchive.describe(errno: errno))")
@@ -265,6 +275,19 @@ public final class ArchiveWriter {
         let chunk = chunkBuffer()
         var copied: Int64 = 0
         while true {
+            if let pinned, pinned.shouldRelease(source) {
+                let rest: Int32
+                do {
+                    rest = try PinnedFile.copyRest(of: source, from: copied, size: size,
+                                                   into: file.deletingLastPathComponent(), path: file.path)
+                } catch {
+                    state = .failed
+                    throw error
+                }
+                close(source)
+                source = rest
+                pinned.release()
+            }
             let count = read(source, chunk.baseAddress, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }

@@ -26,6 +26,9 @@ public enum DirectoryArchiver {
     ///   - destination: the archive to write.
     ///   - format: the archive format.
     ///   - compressionLevel: as in ``ArchiveWriter/init(url:format:compressionLevel:)``.
+    ///   - pinned: a file of the tree that is held unchanged only for a while (see
+    ///     ``PinnedFile``); it is released once its entry is written, at once when it is
+    ///     not in the tree, and in any case before this call returns or throws.
     ///   - progress: called with (bytes of file data archived so far, total bytes) at the
     ///     start, after each chunk, and at the end.
     /// - Throws: ``ArchiveError``: `.io` if the tree cannot be read or the archive written,
@@ -33,25 +36,29 @@ public enum DirectoryArchiver {
     ///   for a `topLevelName` that is not a single name.
     public static func archive(
         directory: URL, as topLevelName: String, to destination: URL, format: ArchiveFormat,
-        compressionLevel: Int? = nil, progress: ((Int64, Int64) -> Void)? = nil
+        compressionLevel: Int? = nil, pinned: PinnedFile? = nil, progress: ((Int64, Int64) -> Void)? = nil
     ) throws {
-        let plan = try scan(directory, as: topLevelName, archivePath: destination.path)
+        defer { pinned?.release() }
+        let plan = try scan(directory, as: topLevelName, archivePath: destination.path, pinned: pinned)
         let writer = try ArchiveWriter(url: destination, format: format, compressionLevel: compressionLevel)
-        try write(plan, with: writer, progress: progress)
+        try write(plan, with: writer, pinned: pinned, progress: progress)
     }
 
     /// Archives `directory` onto an open file descriptor, such as standard output (`1`).
     ///
     /// The descriptor is not closed. If archiving fails part-way, what was already written
     /// stays written: the reader of the stream sees a truncated archive.
-    /// - Throws: as ``archive(directory:as:to:format:compressionLevel:progress:)``.
+    /// A pinned file is held for as long as the stream's reader takes to read its entry:
+    /// mind readers that can stall.
+    /// - Throws: as ``archive(directory:as:to:format:compressionLevel:pinned:progress:)``.
     public static func archive(
         directory: URL, as topLevelName: String, toFileDescriptor descriptor: Int32, format: ArchiveFormat,
-        compressionLevel: Int? = nil, progress: ((Int64, Int64) -> Void)? = nil
+        compressionLevel: Int? = nil, pinned: PinnedFile? = nil, progress: ((Int64, Int64) -> Void)? = nil
     ) throws {
-        let plan = try scan(directory, as: topLevelName, archivePath: "-")
+        defer { pinned?.release() }
+        let plan = try scan(directory, as: topLevelName, archivePath: "-", pinned: pinned)
         let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, compressionLevel: compressionLevel)
-        try write(plan, with: writer, progress: progress)
+        try write(plan, with: writer, pinned: pinned, progress: progress)
     }
 
     // MARK: Internals
@@ -67,7 +74,7 @@ public enum DirectoryArchiver {
         var totalBytes: Int64 = 0
     }
 
-    private static func scan(_ directory: URL, as topLevelName: String, archivePath: String) throws -> Plan {
+    private static func scan(_ directory: URL, as topLevelName: String, archivePath: String, pinned: PinnedFile?) throws -> Plan {
         guard case .success(let components) = EntryName.components(of: topLevelName), components.count == 1,
               components[0] == topLevelName[...] else {
             throw ArchiveError(.invalidArgument, path: archivePath, entry: topLevelName,
@@ -83,6 +90,9 @@ public enum DirectoryArchiver {
         var plan = Plan()
         plan.items.append(Item(name: topLevelName, file: nil))
         try scanContents(of: directory, prefix: topLevelName, into: &plan)
+        if let pinned, !plan.items.contains(where: { $0.file.map(pinned.matches) ?? false }) {
+            pinned.release()
+        }
         return plan
     }
 
@@ -117,13 +127,15 @@ public enum DirectoryArchiver {
         }
     }
 
-    private static func write(_ plan: Plan, with writer: ArchiveWriter, progress: ((Int64, Int64) -> Void)?) throws {
+    private static func write(_ plan: Plan, with writer: ArchiveWriter, pinned: PinnedFile?,
+                              progress: ((Int64, Int64) -> Void)?) throws {
         var done: Int64 = 0
         progress?(0, plan.totalBytes)
         for item in plan.items {
             if let file = item.file {
                 let base = done
-                done += try writer.addFile(item.name, contentsOf: file, progress: progress.map { report in
+                let pin = pinned.flatMap { $0.matches(file) ? $0 : nil }
+                done += try writer.addFile(item.name, contentsOf: file, pinned: pin, progress: progress.map { report in
                     { copied in report(base + copied, max(plan.totalBytes, base + copied)) }
                 })
             } else {

@@ -10,9 +10,11 @@ struct ArchiveCommand: ParsableCommand {
         abstract: "Write a deck into one zip or compressed tar file.",
         discussion: """
             The archive holds one <name>.sampledeck directory: the manifest, a consistent snapshot of the \
-            store (read in one read transaction: the store file itself while a writer's write-ahead log is empty, \
-            else a copy made with SQLite's backup API; so a deck being written by another process can be archived, \
-            and no journal file is ever archived) and the media files. Entries are sorted and their times, owners and \
+            store (read in one read transaction: the store file itself, in place, while a writer's write-ahead log \
+            is empty or no writer has the deck open, else a copy made with SQLite's backup API; so a deck being \
+            written by another process can be archived, and no journal file is ever archived) and the media files. \
+            A writer that comes along while a closed deck's store is archived waits only until the rest of the store \
+            is copied aside. Entries are sorted and their times, owners and \
             permissions normalised, so archiving the same deck twice gives the same bytes. The format comes \
             from --format, else from the extension of -o, else zip. The archive is written under a temporary \
             name and renamed when complete; an existing file is never overwritten. With -o - the archive goes \

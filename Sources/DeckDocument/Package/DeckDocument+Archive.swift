@@ -31,12 +31,20 @@ extension DeckDocument {
     ///
     /// The store is read in one read transaction, so the archive holds one committed state
     /// even while other processes write the deck, and never a live file with its `-wal`
-    /// beside it (see `withSnapshot`: the store file itself when its WAL is empty, else a
-    /// copy made with the backup API). Media files (immutable once written, and written
-    /// before the rows that reference them) are listed after the snapshot, so every file
-    /// the snapshot references is included. Entries are sorted and their times, owners and
-    /// permissions normalised (``DirectoryArchiver``): archiving the same deck twice gives
-    /// the same bytes. The archive is written under a temporary name and renamed into place.
+    /// beside it (see `withSnapshot`: the store file itself, read in place, unless its WAL
+    /// holds frames; then a copy made with the backup API). Media files (immutable once
+    /// written, and written before the rows that reference them) are listed after the
+    /// snapshot, so every file the snapshot references is included. Entries are sorted and
+    /// their times, owners and permissions normalised (``DirectoryArchiver``): archiving the
+    /// same deck twice gives the same bytes. The archive is written under a temporary name
+    /// and renamed into place.
+    ///
+    /// A closed deck (rollback journal) is read in place under the read transaction's shared
+    /// lock, which keeps writers from changing the file: before each 1 MiB of the store is
+    /// archived, the lock table is looked at, and as soon as another process wants to write,
+    /// the rest of the store is copied aside in the kernel and the lock let go, so a writer
+    /// waits at most for one chunk and that copy. (A writer in this same process is not seen
+    /// there: it waits until the store's entry is written.)
     ///
     /// - Parameters:
     ///   - destination: the archive to create; it must not exist.
@@ -45,7 +53,9 @@ extension DeckDocument {
     ///   - progress: called with (bytes archived, total bytes) as the archive is written.
     /// - Throws: ``DeckError`` `alreadyExists` when `destination` exists, `io` when the
     ///   snapshot cannot be taken; ``ArchiveError`` when the archive cannot be written.
-    ///   Costs one copy of the store in a temporary directory beside `destination`.
+    ///   Costs a staging directory of hard links beside `destination`; a copy of the store
+    ///   there only when its WAL holds frames, the staging directory is on another file
+    ///   system, or a writer comes along while the store is archived.
     public func archive(
         to destination: URL, format: ArchiveFormat? = nil, compressionLevel: Int? = nil,
         progress: ((Int64, Int64) -> Void)? = nil
@@ -59,16 +69,19 @@ extension DeckDocument {
         let format = format ?? ArchiveFormat.inferred(fromPath: destination.path) ?? .zip
         let staging = try PrivateDirectory(in: destination.deletingLastPathComponent(), purpose: "archive")
         defer { staging.remove() }
-        try withSnapshot(in: staging.url) { tree in
+        try withSnapshot(in: staging.url, pinning: true) { tree, pinned in
             try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, to: destination, format: format,
-                                          compressionLevel: compressionLevel, progress: progress)
+                                          compressionLevel: compressionLevel, pinned: pinned, progress: progress)
         }
     }
 
     /// Writes the deck as an archive onto an open file descriptor, such as standard output.
     ///
     /// The same snapshot and normalisation as ``archive(to:format:compressionLevel:progress:)``;
-    /// the descriptor is not closed. A failure part-way leaves a truncated stream.
+    /// the descriptor is not closed. A failure part-way leaves a truncated stream. A closed
+    /// deck's store is copied first (in the kernel, under a shared lock held for that copy
+    /// only), not read in place: the stream's reader may stall, and writers must not wait
+    /// for it.
     /// - Throws: as ``archive(to:format:compressionLevel:progress:)``.
     public func archive(
         toFileDescriptor descriptor: Int32, format: ArchiveFormat, compressionLevel: Int? = nil,
@@ -77,7 +90,7 @@ extension DeckDocument {
         try requireOpen()
         let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "archive")
         defer { staging.remove() }
-        try withSnapshot(in: staging.url) { tree in
+        try withSnapshot(in: staging.url, pinning: false) { tree, _ in
             try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, toFileDescriptor: descriptor,
                                           format: format, compressionLevel: compressionLevel, progress: progress)
         }
@@ -87,38 +100,101 @@ extension DeckDocument {
     /// store as one committed state, and the media files (hard links when the file system
     /// allows, copies otherwise).
     ///
-    /// The store: when it is in WAL mode and its WAL holds no frames, a read transaction is
-    /// opened and the store file itself is linked into the tree and read while `body` runs.
-    /// That reader reads the file alone (WAL read mark 0), and SQLite never writes a
-    /// checkpoint into the file while such a reader exists; writers only append to the WAL.
-    /// So the file is the committed state and stays unchanged, at no copying cost. Otherwise
-    /// (frames in the WAL, another journal mode, another file system) the store is copied
-    /// with the backup API, all pages in one step (one read transaction).
-    private func withSnapshot(in directory: URL, _ body: (URL) throws -> Void) throws {
+    /// The store, in the cheapest way that gives one committed state:
+    /// - In WAL mode with no frames in the WAL, a read transaction is opened and the store
+    ///   file itself is linked into the tree and read while `body` runs. That reader reads the
+    ///   file alone (WAL read mark 0), and SQLite never writes a checkpoint into the file while
+    ///   such a reader exists; writers only append to the WAL. So the file is the committed
+    ///   state and stays unchanged, at no copying cost.
+    /// - With a rollback journal (a deck no writer has open) and `pinning`, a read transaction
+    ///   is opened and the store file linked likewise: its shared lock keeps writers from
+    ///   changing the file. `body` gets a ``PinnedFile`` that ends the transaction as soon as
+    ///   the store's entry is written, or earlier, once the rest of the store is copied aside,
+    ///   when another process waits to write (``writerIsWaiting(_:)``).
+    /// - Otherwise (frames in the WAL, a staging directory on another file system, no
+    ///   `pinning`), the store is copied: file to file in the kernel under a read transaction
+    ///   for a rollback journal, else with the backup API, all pages in one step.
+    private func withSnapshot(in directory: URL, pinning: Bool, _ body: (URL, PinnedFile?) throws -> Void) throws {
         let tree = directory.appendingPathComponent(archiveTopLevelName)
         do {
             try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
         } catch {
             throw DeckError(path: directory.path, reason: "can't create a staging directory: \(error.localizedDescription)", kind: .io)
         }
-        try AtomicFile.write(try manifest.encoded(), to: tree.appendingPathComponent(Self.manifestName))
+        // A throwaway copy: no fsync (AtomicFile would sync it and the directory).
+        let manifestCopy = tree.appendingPathComponent(Self.manifestName)
+        do {
+            try manifest.encoded().write(to: manifestCopy)
+        } catch let error as DeckError {
+            throw error
+        } catch {
+            throw DeckError(path: manifestCopy.path, reason: "can't write: \(error.localizedDescription)", kind: .io)
+        }
         let storeCopy = tree.appendingPathComponent(manifest.store)
         try container.withDatabase(for: Card.self) { db in
             if try pinStore(db, linkingTo: storeCopy) {
                 defer { try? db.execute("ROLLBACK") }
                 try stageMedia(in: tree)
-                try body(tree)
+                try body(tree, nil)
+            } else if pinning, try lockStore(db, linkingTo: storeCopy) {
+                var inTransaction = true
+                let pinned = PinnedFile(url: storeCopy, mustRelease: Self.writerIsWaiting) {
+                    guard inTransaction else { return }
+                    inTransaction = false
+                    try? db.execute("ROLLBACK")
+                }
+                defer { pinned.release() }
+                try stageMedia(in: tree)
+                try body(tree, pinned)
             } else {
                 try copyStore(db, to: storeCopy)
                 try stageMedia(in: tree)
-                try body(tree)
+                try body(tree, nil)
             }
         }
     }
 
+    /// Opens a read transaction and links the store file at `target` when the store uses a
+    /// rollback journal (see ``withSnapshot(in:pinning:_:)``); returns false, with no
+    /// transaction open, when it does not or the link cannot be made.
+    private func lockStore(_ db: Database, linkingTo target: URL) throws -> Bool {
+        guard !db.isInTransaction,
+              let mode = (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased(),
+              ["delete", "truncate", "persist"].contains(mode) else { return false }
+        do {
+            try db.execute("BEGIN DEFERRED TRANSACTION")
+            // Reading takes the shared lock (and rolls back a hot journal first).
+            _ = try db.scalar("SELECT count(*) FROM sqlite_schema", as: Int64.self)
+        } catch {
+            if db.isInTransaction { try? db.execute("ROLLBACK") }
+            return false
+        }
+        if link(storeURL.path, target.path) == 0 { return true }
+        try? db.execute("ROLLBACK")
+        return false
+    }
+
+    /// Whether another process holds SQLite's RESERVED or PENDING lock on the store open on
+    /// `descriptor`: a writer in a transaction, which needs our shared lock gone to commit.
+    ///
+    /// SQLite's Unix locking takes POSIX record locks on fixed bytes of the file, part of its
+    /// file format (the PENDING byte at 1 GiB, RESERVED the byte after it). A query for a read
+    /// lock there sees only write locks, so readers passing by are not mistaken for writers.
+    /// Locks of this process are not reported. When the query fails, the answer is yes: the
+    /// store is then copied aside, which is always safe.
+    static func writerIsWaiting(_ descriptor: Int32) -> Bool {
+        var query = flock()
+        query.l_type = Int16(F_RDLCK)
+        query.l_whence = Int16(SEEK_SET)
+        query.l_start = 0x4000_0000
+        query.l_len = 2
+        guard fcntl(descriptor, F_GETLK, &query) == 0 else { return true }
+        return query.l_type != Int16(F_UNLCK)
+    }
+
     /// Opens a read transaction and links the store file at `target` when the file alone is
-    /// the committed state (see ``withSnapshot(in:_:)``); returns false, with no transaction
-    /// open, when it is not.
+    /// the committed state (see ``withSnapshot(in:pinning:_:)``); returns false, with no
+    /// transaction open, when it is not.
     private func pinStore(_ db: Database, linkingTo target: URL) throws -> Bool {
         guard !db.isInTransaction, (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal" else { return false }
         do {
