@@ -97,6 +97,23 @@ import Testing
         for card in cards { #expect(stored[card.id] == card) }
     }
 
+    @Test func repeatedGUIDsAreThoseOfMoreThanOneNote() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("repeats.anki2")
+        let writer = try AnkiCollectionWriter(url: url, creationTime: 0)
+        try writer.add(AnkiNoteType.basic(id: 1))
+        for (id, guid) in [(1, "a"), (2, "b"), (3, "a"), (4, "c"), (5, "c"), (6, "c"), (7, "d")] {
+            try writer.add(AnkiNote(id: Int64(id), guid: guid, noteTypeID: 1, fields: ["\(id)", ""]))
+        }
+        try writer.finish()
+        let collection = try AnkiCollection(url: url, label: "test")
+        defer { collection.close() }
+        #expect(try collection.repeatedGUIDs() == ["a", "c"])
+        let unique = try Self.collection(Self.layouts[0], in: dir)
+        defer { unique.close() }
+        #expect(try unique.repeatedGUIDs().isEmpty)
+    }
+
     @Test func errorsOfTheCallerPassThroughAsTheyAre() throws {
         let dir = try TemporaryDirectory()
         let collection = try Self.collection(Self.layouts[0], in: dir)

@@ -41,10 +41,19 @@ import Testing
         return url
     }
 
-    @Test func eachNoteGetsItsFirstCardAndTheReviewsOfAllItsCards() throws {
+    /// An importer that finds repeated GUIDs with a set of every GUID (the limit above the
+    /// package's 4 notes) or by asking the package first (limit 0, as for large packages).
+    static func importer(guidSetLimit: Int) -> AnkiImporter {
+        var importer = AnkiImporter()
+        importer.guidSetLimit = guidSetLimit
+        return importer
+    }
+
+    @Test(arguments: [250_000, 0])
+    func eachNoteGetsItsFirstCardAndTheReviewsOfAllItsCards(guidSetLimit: Int) throws {
         let scratch = try Scratch()
         let deck = try scratch.deck()
-        let report = try AnkiImporter().importPackage(at: Self.package(in: scratch), into: deck)
+        let report = try Self.importer(guidSetLimit: guidSetLimit).importPackage(at: Self.package(in: scratch), into: deck)
         #expect(report.notesRead == 4)
         #expect(report.cardsAdded == 3)
         #expect(report.duplicatesSkipped == 1, "the second note with GUID guid-r")
@@ -71,13 +80,14 @@ import Testing
         #expect(deck.check().isEmpty)
     }
 
-    @Test func aGUIDAlreadyInTheDeckIsSkippedOnce() throws {
+    @Test(arguments: [250_000, 0])
+    func aGUIDAlreadyInTheDeckIsSkippedOnce(guidSetLimit: Int) throws {
         let scratch = try Scratch()
         let deck = try scratch.deck()
         let card = try deck.addCard(kind: .basic, front: "mine", back: "", tags: [])
         card.ankiGUID = "guid-l"
         try deck.save()
-        let report = try AnkiImporter().importPackage(at: Self.package(in: scratch), into: deck)
+        let report = try Self.importer(guidSetLimit: guidSetLimit).importPackage(at: Self.package(in: scratch), into: deck)
         #expect(report.cardsAdded == 2)
         #expect(report.duplicatesSkipped == 2, "guid-l is in the deck, guid-r repeats in the package")
         #expect(try deck.card(front: "later") == nil)

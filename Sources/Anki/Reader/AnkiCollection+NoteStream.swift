@@ -62,6 +62,15 @@ extension AnkiCollection {
         }
     }
 
+    /// The GUIDs that more than one note has (usually none): one SQLite sort over the notes,
+    /// whose memory SQLite bounds (it spills to a temporary file), instead of a set of every GUID.
+    package func repeatedGUIDs() throws(AnkiError) -> Set<String> {
+        let statement = try prepare("SELECT guid FROM notes GROUP BY guid HAVING count(*) > 1")
+        var result: Set<String> = []
+        while try step(statement) { result.insert(statement.string(at: 0)) }
+        return result
+    }
+
     /// Whether the cards, in id order, have non-decreasing note ids (one pass over one column,
     /// stopping at the first card out of order).
     func cardsAreInNoteOrder() throws(AnkiError) -> Bool {

@@ -136,6 +136,16 @@ public final class AnkiPackageReader {
         try collection.forEachNoteWithCards(includingReviews: includingReviews, body)
     }
 
+    /// The GUIDs that more than one note of the package has (usually none).
+    ///
+    /// Costs one SQLite sort of the notes' GUIDs (memory bounded: SQLite spills large sorts to
+    /// a temporary file), so an importer can detect repeats without a set of every GUID.
+    /// - Throws: ``AnkiError`` (``AnkiError/Kind/corruptCollection``).
+    public func repeatedGUIDs() throws -> Set<String> {
+        try checkOpen()
+        return try collection.repeatedGUIDs()
+    }
+
     /// Calls `body` with each card, in id order; one card is in memory at a time.
     /// - Throws: what `body` throws, or ``AnkiError`` (``AnkiError/Kind/corruptCollection``).
     public func forEachCard(_ body: (AnkiCard) throws -> Void) throws {

@@ -17,11 +17,16 @@ import Foundation
 /// Cost: one pass over the media (streamed to a temporary folder, then stored by content hash),
 /// then one merged pass over the notes with their first card and their reviews (see
 /// ``AnkiPackageReader/forEachNoteWithCards(includingReviews:_:)``), so memory does not grow with
-/// the package beyond one GUID per note (duplicate detection); everything is saved in one
-/// transaction with the search index rebuilt once at the end.
+/// the package (beyond one GUID per note, for repeats, in packages of up to 250,000 notes);
+/// everything is saved in one transaction.
 public struct AnkiImporter: Sendable {
     /// Where temporary files go (the extracted collection and media); the system's by default.
     public var temporaryDirectory: URL?
+
+    /// Packages with up to this many notes find GUIDs repeated inside them with a set of every
+    /// GUID (cheapest); larger ones ask the package for its repeated GUIDs first (one SQLite
+    /// sort), so memory does not grow with the package.
+    var guidSetLimit = 250_000
 
     /// Creates an importer.
     public init(temporaryDirectory: URL? = nil) {
@@ -56,10 +61,13 @@ public struct AnkiImporter: Sendable {
 
         let media = try importMedia(of: reader, into: document, report: &report)
 
-        // GUIDs already in the deck, and those of this package seen so far (a package may repeat one).
+        // GUIDs already in the deck, and those of this package seen so far (a package may repeat
+        // one): all of them for a small package, else only those the package repeats.
         let saved = try document.savedAnkiGUIDs()
+        let noteCount = try reader.noteCount()
+        let repeated: Set<String>? = noteCount > guidSetLimit ? try reader.repeatedGUIDs() : nil
         var seen: Set<String> = []
-        seen.reserveCapacity(try reader.noteCount())
+        seen.reserveCapacity(repeated?.count ?? noteCount)
         var otherTypes: Set<String> = []
         var byKind = [Int](repeating: 0, count: CardKind.allCases.count)
         let creation = reader.creationTime
@@ -71,7 +79,13 @@ public struct AnkiImporter: Sendable {
             try reader.forEachNoteWithCards { note, firstCard, reviews in
                 report.notesRead += 1
                 if !note.guid.isEmpty {
-                    guard seen.insert(note.guid).inserted, saved.isEmpty || !saved.contains(note.guid) else {
+                    let first: Bool
+                    if let repeated, repeated.isEmpty || !repeated.contains(note.guid) {
+                        first = true
+                    } else {
+                        first = seen.insert(note.guid).inserted
+                    }
+                    guard first, saved.isEmpty || !saved.contains(note.guid) else {
                         report.duplicatesSkipped += 1
                         return
                     }
