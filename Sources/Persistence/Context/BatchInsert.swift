@@ -5,9 +5,9 @@ extension ModelContext {
     /// Writes many new models straight to their stores, without tracking them: the
     /// counterpart of Core Data's `NSBatchInsertRequest` for imports of thousands of rows.
     ///
-    /// `body` hands models to the ``BatchInsert``; each is written at once with one prepared
-    /// `INSERT` per entity, and everything `body` wrote is committed when it returns (or rolled
-    /// back when it, or a write, throws). Inside a transaction already open on the store's
+    /// `body` hands models to the ``BatchInsert``, which writes their rows in groups with one
+    /// prepared multi-row `INSERT` per entity; everything `body` wrote is committed when it
+    /// returns (or rolled back when it, or a write, throws). Inside a transaction already open on the store's
     /// connection (a ``ModelContainer/withDatabase(for:_:)`` savepoint), the batch joins it as a
     /// savepoint.
     ///
@@ -102,6 +102,8 @@ public final class BatchInsert {
         let binders: [(AnyObject, Statement, Int32) -> Void]
         /// Calls the model's `willSave()` (a cast per row costs a conformance lookup).
         var willSave: ((AnyObject) -> Void)?
+        /// Whether a row of the entity was written (for `entitiesWritten`, without hashing its name per row).
+        var wrote = false
         let toOne: [Schema.Relationship]
         /// One-to-many relationships whose members carry the key (written after the owner).
         let members: [Schema.Relationship]
@@ -216,9 +218,11 @@ public final class BatchInsert {
                     statement.bind(text: entity.name, at: index)
                     index += 1
                 }
-                for bind in plan.binders {
-                    bind(model, statement, index)
-                    index += 1
+                plan.binders.withUnsafeBufferPointer { binders in
+                    for bind in binders {
+                        bind(model, statement, index)
+                        index += 1
+                    }
                 }
                 for relationship in plan.toOne {
                     statement.bind(try foreignKey(of: model, relationship, entity: entity), at: index)
@@ -242,7 +246,10 @@ public final class BatchInsert {
         }
         count += 1
         if recordsHistory { history[plan.store.index, default: []].append((entity.name, key)) }
-        if !entitiesWritten.contains(entity.name) { entitiesWritten.insert(entity.name) }
+        if !plan.wrote {
+            plan.wrote = true
+            entitiesWritten.insert(entity.name)
+        }
         if plan.hasRelationships { try writeRelated(of: model, key: key, plan: plan) }
         if !backing.relationships.isEmpty { backing.relationships.removeAll() }
         return key
@@ -439,5 +446,6 @@ public final class BatchInsert {
         opened.removeAll()
         history.removeAll()
         entitiesWritten.removeAll()
+        for plan in planOrder { plan.wrote = false }
     }
 }
