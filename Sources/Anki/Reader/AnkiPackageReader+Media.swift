@@ -20,7 +20,7 @@ extension AnkiPackageReader {
             throw AnkiError(.io, path: directory.path, reason: "cannot create the media directory")
         }
         var extracted: [String: URL] = [:]
-        try forEachMediaEntry(in: Set(media.map(\.entryName))) { reader, item in
+        try forEachMediaEntry(in: Set(media.map(\.entryName))) { reader, _, item in
             let target = directory.appendingPathComponent(item.name)
             try extract(reader, item, to: target)
             extracted[item.name] = target
@@ -33,6 +33,41 @@ extension AnkiPackageReader {
         return extracted
     }
 
+    /// Calls `body` with each media file of the package and its bytes (zstd-decompressed for
+    /// current packages), in the zip's order, and returns the files listed but absent.
+    ///
+    /// One pass over the zip with no temporary files; one file is in memory at a time (so a
+    /// file may take up to ``AnkiReadLimits/maxMediaFileSize`` of memory).
+    /// - Throws: what `body` throws; ``AnkiError`` — ``AnkiError/Kind/limitExceeded`` (a file past
+    ///   the limit), ``AnkiError/Kind/malformedCompression`` (a bad zstd stream, or a size that
+    ///   disagrees with the media list), ``AnkiError/Kind/notAPackage`` (a damaged zip).
+    @discardableResult
+    public func forEachMediaFile(_ body: (AnkiMedia, Data) throws -> Void) throws -> [AnkiMedia] {
+        try checkReadable()
+        var present: Set<String> = []
+        let limit = limits.maxMediaFileSize
+        try forEachMediaEntry(in: Set(media.map(\.entryName))) { reader, entry, item in
+            let label = "\(url.path):\(item.entryName)"
+            let itemLimit = min(limit, item.size.map { max($0, 0) } ?? .max)
+            if !version.isZstdCompressed, let size = entry.size, size > limit {
+                throw AnkiError(.limitExceeded, path: label, reason: "media file \"\(item.name)\" is larger than \(limit) bytes")
+            }
+            var data = try PackageScan.archiveCall(url.path) { try reader.readData() }
+            if version.isZstdCompressed {
+                data = try Zstd.decompress(data, limit: Int(clamping: itemLimit), path: label)
+                if let expected = item.size, Int64(data.count) != expected {
+                    throw AnkiError(.malformedCompression, path: label,
+                                    reason: "media file \"\(item.name)\" has \(data.count) bytes; the media list says \(expected)")
+                }
+            } else if Int64(data.count) > limit {
+                throw AnkiError(.limitExceeded, path: label, reason: "media file \"\(item.name)\" is larger than \(limit) bytes")
+            }
+            present.insert(item.name)
+            try body(item, data)
+        }
+        return media.filter { !present.contains($0.name) }
+    }
+
     /// Extracts one media file to `file` (which must not exist).
     ///
     /// Scans the zip up to the file's entry; to extract many files, ``extractMedia(to:)`` is one pass.
@@ -40,7 +75,7 @@ extension AnkiPackageReader {
     public func extractMedia(_ item: AnkiMedia, to file: URL) throws {
         try checkReadable()
         var found = false
-        try forEachMediaEntry(in: [item.entryName]) { reader, _ in
+        try forEachMediaEntry(in: [item.entryName]) { reader, _, _ in
             try extract(reader, item, to: file)
             found = true
         }
@@ -76,14 +111,14 @@ extension AnkiPackageReader {
 
     /// Calls `body` for each zip entry whose name is in `entryNames`, with its media item.
     private func forEachMediaEntry(in entryNames: Set<String>,
-                                   _ body: (ArchiveReader, AnkiMedia) throws -> Void) throws {
+                                   _ body: (ArchiveReader, ArchiveEntry, AnkiMedia) throws -> Void) throws {
         guard !entryNames.isEmpty else { return }
         let byEntry = Dictionary(media.map { ($0.entryName, $0) }, uniquingKeysWith: { first, _ in first })
         let reader = try PackageScan.open(url, limits: limits)
         var remaining = entryNames
         while !remaining.isEmpty, let entry = try PackageScan.archiveCall(url.path, { try reader.nextEntry() }) {
             guard entry.type == .file, remaining.remove(entry.path) != nil, let item = byEntry[entry.path] else { continue }
-            try body(reader, item)
+            try body(reader, entry, item)
         }
     }
 

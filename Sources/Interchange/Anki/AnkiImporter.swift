@@ -14,13 +14,13 @@ import Foundation
 /// print("\(report.cardsAdded) cards, \(report.mappedAsOther) from other note types")
 /// ```
 ///
-/// Cost: one pass over the media (streamed to a temporary folder, then stored by content hash),
+/// Cost: one pass over the media (each file read into memory and stored by content hash),
 /// then one merged pass over the notes with their first card and their reviews (see
 /// ``AnkiPackageReader/forEachNoteWithCards(includingReviews:_:)``), so memory does not grow with
 /// the package (beyond one GUID per note, for repeats, in packages of up to 250,000 notes);
 /// everything is saved in one transaction.
 public struct AnkiImporter: Sendable {
-    /// Where temporary files go (the extracted collection and media); the system's by default.
+    /// Where temporary files go (a compressed collection, extracted); the system's by default.
     public var temporaryDirectory: URL?
 
     /// Packages with up to this many notes find GUIDs repeated inside them with a set of every
@@ -159,36 +159,22 @@ public struct AnkiImporter: Sendable {
 
     /// The media of the package stored in the deck: name in the fields → reference, and the
     /// names that sanitising changed (old → new), which the fields are rewritten with.
+    ///
+    /// One pass over the zip, each file handed from memory to the deck (no temporary files).
     private func importMedia(of reader: AnkiPackageReader, into document: DeckDocument,
                              report: inout AnkiImportReport) throws -> (references: [String: MediaReference], renamed: [String: String]) {
         guard !reader.media.isEmpty else { return ([:], [:]) }
-        let base = temporaryDirectory ?? FileManager.default.temporaryDirectory
-        let folder = base.appendingPathComponent("anki-media-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var files: [String: URL]
-        do {
-            files = try reader.extractMedia(to: folder)
-        } catch let error as AnkiError where error.kind == .missingMedia {
-            files = [:]
-            for item in reader.media {
-                let file = folder.appendingPathComponent(item.name)
-                if FileManager.default.fileExists(atPath: file.path) { files[item.name] = file }
-            }
-        }
-        report.missingMedia = reader.media.count - files.count
         var references: [String: MediaReference] = [:]
         var renamed: [String: String] = [:]
         var stored: Set<String> = []
-        for (name, file) in files.sorted(by: { $0.key < $1.key }) {
-            let data: Data
-            do { data = try Data(contentsOf: file) }
-            catch { throw AnkiError(.io, path: file.path, reason: "cannot read an extracted media file") }
-            let clean = MediaNames.sanitized(name)
-            if clean != name { renamed[name] = clean }
+        let missing = try reader.forEachMediaFile { item, data in
+            let clean = MediaNames.sanitized(item.name)
+            if clean != item.name { renamed[item.name] = clean }
             let reference = try document.addMedia(data, originalName: clean)
             references[clean] = reference
             if stored.insert(reference.fileName).inserted { report.mediaFiles += 1 }
         }
+        report.missingMedia = missing.count
         return (references, renamed)
     }
 

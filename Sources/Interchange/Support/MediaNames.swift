@@ -30,40 +30,77 @@ public enum MediaNames {
     /// The media names a field refers to, in order of appearance, each once: the `src` of
     /// HTML elements (quoted or not) and Anki's `[sound:name]`. Remote URLs (`scheme:`) and
     /// absolute paths are not media names and are left out; `%XX` escapes are decoded.
+    ///
+    /// Cost: one scan of the UTF-8 bytes for each of the two forms; a field with neither `=`
+    /// nor `[` is passed over in one byte search (most fields).
     public static func references(in text: String) -> [String] {
-        var names: [String] = []
-        var seen: Set<String> = []
-        func add(_ raw: Substring) {
-            var name = raw.trimmingCharacters(in: .whitespaces)
-            if name.contains("%"), let decoded = name.removingPercentEncoding { name = decoded }
-            if let colon = name.firstIndex(of: ":"), name[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }),
-               name.distance(from: name.startIndex, to: colon) > 1 {
-                return  // http:, data:, file:…
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "[") }) else { return [] }
+            var names: [String] = []
+            var seen: Set<String> = []
+            func add(_ start: Int, _ end: Int) {
+                var name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespaces)
+                if name.contains("%"), let decoded = name.removingPercentEncoding { name = decoded }
+                if let colon = name.firstIndex(of: ":"),
+                   name[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }),
+                   name.distance(from: name.startIndex, to: colon) > 1 {
+                    return  // http:, data:, file:…
+                }
+                guard !name.isEmpty, !name.hasPrefix("/"), seen.insert(name).inserted else { return }
+                names.append(name)
             }
-            guard !name.isEmpty, !name.hasPrefix("/"), seen.insert(name).inserted else { return }
-            names.append(name)
-        }
-        var rest = Substring(text)
-        while let found = rest.range(of: "src=", options: .caseInsensitive) {
-            var value = rest[found.upperBound...]
-            if let quote = value.first, quote == "\"" || quote == "'" {
-                value = value.dropFirst()
-                guard let end = value.firstIndex(of: quote) else { break }
-                add(value[..<end])
-                rest = value[end...]
-            } else {
-                let end = value.firstIndex { $0 == " " || $0 == ">" || $0 == "\t" || $0 == "\n" } ?? value.endIndex
-                add(value[..<end])
-                rest = value[end...]
+            // `src=` in any case, then its value: quoted, or up to a space, `>`, tab or newline.
+            var index = 0
+            while let value = find(srcIn: bytes, from: index) {
+                if value < bytes.count, bytes[value] == UInt8(ascii: "\"") || bytes[value] == UInt8(ascii: "'") {
+                    let quote = bytes[value]
+                    guard let close = bytes[(value + 1)...].firstIndex(of: quote) else { break }
+                    add(value + 1, close)
+                    index = close
+                } else {
+                    let close = bytes[value...].firstIndex {
+                        $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n")
+                    } ?? bytes.count
+                    add(value, close)
+                    index = close
+                }
             }
+            // `[sound:name]`.
+            let sound = Array("[sound:".utf8)
+            index = 0
+            while let open = find(sound, in: bytes, from: index) {
+                let value = open + sound.count
+                guard let close = bytes[value...].firstIndex(of: UInt8(ascii: "]")) else { break }
+                add(value, close)
+                index = close
+            }
+            return names
         }
-        rest = Substring(text)
-        while let found = rest.range(of: "[sound:") {
-            let value = rest[found.upperBound...]
-            guard let end = value.firstIndex(of: "]") else { break }
-            add(value[..<end])
-            rest = value[end...]
+    }
+
+    /// The position just after the next `src=` (any case) at or after `start`.
+    private static func find(srcIn bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        while index + 4 <= bytes.count {
+            if bytes[index] | 0x20 == UInt8(ascii: "s"), bytes[index + 1] | 0x20 == UInt8(ascii: "r"),
+               bytes[index + 2] | 0x20 == UInt8(ascii: "c"), bytes[index + 3] == UInt8(ascii: "=") {
+                return index + 4
+            }
+            index += 1
         }
-        return names
+        return nil
+    }
+
+    /// The position of the next `needle` at or after `start`.
+    private static func find(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 }
