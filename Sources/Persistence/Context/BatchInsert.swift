@@ -7,9 +7,9 @@ extension ModelContext {
     ///
     /// `body` hands models to the ``BatchInsert``, which writes their rows in groups with one
     /// prepared multi-row `INSERT` per entity; everything `body` wrote is committed when it
-    /// returns (or rolled back when it, or a write, throws). Inside a transaction already open on the store's
-    /// connection (a ``ModelContainer/withDatabase(for:_:)`` savepoint), the batch joins it as a
-    /// savepoint.
+    /// returns (or rolled back when it, or a write, throws). Inside a transaction already open
+    /// on the store's connection (say, in ``ModelContainer/withDatabase(for:_:)``), the batch
+    /// joins it as a savepoint.
     ///
     /// What it skips, compared with ``insert(_:)`` and ``save()``: the models are not
     /// registered in this context (no identity map, no snapshot, no undo, no autosave) and
