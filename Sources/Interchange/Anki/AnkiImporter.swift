@@ -60,6 +60,7 @@ public struct AnkiImporter: Sendable {
         for deck in reader.decks { deckNames[deck.id] = deck.name }
 
         let media = try importMedia(of: reader, into: document, report: &report)
+        let renames = MediaRenames(media.renamed)
 
         // GUIDs already in the deck, and those of this package seen so far (a package may repeat
         // one): all of them for a small package, else only those the package repeats.
@@ -102,8 +103,8 @@ public struct AnkiImporter: Sendable {
                     if let name = reader.noteType(id: note.noteTypeID)?.name { otherTypes.insert(name) }
                 }
                 var fields = note.fields
-                if !media.renamed.isEmpty {
-                    fields = fields.map { Self.rewrite($0, renames: media.renamed) }
+                if !renames.isEmpty {
+                    fields = fields.map(renames.apply(to:))
                 }
                 let (front, back) = mapping.sides(of: fields)
                 let created = AnkiScheduling.creationDate(noteID: note.id, modified: note.modified)
@@ -176,15 +177,6 @@ public struct AnkiImporter: Sendable {
         }
         report.missingMedia = missing.count
         return (references, renamed)
-    }
-
-    /// A field with media names replaced by their sanitised forms.
-    static func rewrite(_ field: String, renames: [String: String]) -> String {
-        var result = field
-        for (old, new) in renames where result.contains(old) {
-            result = result.replacingOccurrences(of: old, with: new)
-        }
-        return result
     }
 }
 
