@@ -57,6 +57,45 @@ import Testing
         #expect(StoredZipEntry.locate(Self.names, in: try dir.write("bad.apkg", zip)).isEmpty)
     }
 
+    /// A zip of `entries`, each stored (as Anki stores `collection.anki21b`).
+    static func storedPackage(_ dir: TemporaryDirectory, name: String, _ entries: [(String, Data)]) throws -> URL {
+        let url = dir.file(name)
+        let writer = try ArchiveWriter(url: url, format: .zip)
+        for (path, data) in entries { try writer.addFile(path, contents: data, compression: .stored) }
+        try writer.finish()
+        return url
+    }
+
+    @Test func aStoredAnki21bIsDecompressedFromThePackage() throws {
+        let dir = try TemporaryDirectory()
+        let collection = try MalformedInputTests.legacyCollection(dir)
+        let good = try Self.storedPackage(dir, name: "good.apkg", [
+            ("meta", Data([0x08, 0x03])), ("collection.anki21b", try Zstd.compress(collection)),
+        ])
+        #expect(StoredZipEntry.locate(["collection.anki21b"], in: good).count == 1)
+        let reader = try AnkiPackageReader(url: good)
+        defer { reader.close() }
+        #expect(try reader.noteCount() == 200)
+        var fronts: [String] = []
+        try reader.forEachNoteWithCards(includingReviews: false) { note, _, _ in fronts.append(note.fields[0]) }
+        #expect(fronts.prefix(2) == ["front 1", "front 2"] && fronts.count == 200)
+    }
+
+    @Test func aStoredAnki21bThatIsDamagedOrABombIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let compressed = try Zstd.compress(try MalformedInputTests.legacyCollection(dir))
+        MalformedInputTests.expect(.malformedCompression, opening: try Self.storedPackage(dir, name: "raw.apkg", [
+            ("meta", Data([0x08, 0x03])), ("collection.anki21b", try MalformedInputTests.legacyCollection(dir)),
+        ]))
+        MalformedInputTests.expect(.malformedCompression, opening: try Self.storedPackage(dir, name: "cut.apkg", [
+            ("meta", Data([0x08, 0x03])), ("collection.anki21b", compressed.prefix(compressed.count - 10)),
+        ]))
+        let bomb = try Zstd.compress(Data(count: 64 << 20), level: 19)
+        MalformedInputTests.expect(.limitExceeded, opening: try Self.storedPackage(dir, name: "bomb.apkg", [
+            ("meta", Data([0x08, 0x03])), ("collection.anki21b", bomb),
+        ]), limits: AnkiReadLimits(maxCollectionSize: 1 << 20))
+    }
+
     @Test(arguments: [("genanki-legacy.apkg", true), ("anki-legacy.apkg", false)])
     func aStoredCollectionIsReadWithoutExtractingIt(_ fixture: String, inPlace: Bool) throws {
         let base = try TemporaryDirectory()

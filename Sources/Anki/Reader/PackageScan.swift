@@ -10,8 +10,9 @@ enum CollectionSource {
 }
 
 /// One pass over a package's zip: reads `meta` and `media`, and finds every collection entry
-/// (`collection.anki2`, `.anki21`, `.anki21b`): a stored legacy collection is read in place,
-/// others are extracted to the working directory (anki21b decompressed on the way).
+/// (`collection.anki2`, `.anki21`, `.anki21b`): a stored legacy collection is read in place, a
+/// stored anki21b is decompressed from the package straight to the working directory, others
+/// are extracted there (anki21b decompressed on the way).
 struct PackageScan {
     private(set) var meta: [UInt8]?
     private(set) var mediaList: Data?
@@ -20,13 +21,11 @@ struct PackageScan {
     private let limits: AnkiReadLimits
 
     static let collectionNames: Set<String> = ["collection.anki2", "collection.anki21", "collection.anki21b"]
-    /// The collections SQLite can read in place when they are stored uncompressed (genanki's are).
-    static let storedCollectionNames: Set<String> = ["collection.anki2", "collection.anki21"]
 
     init(url: URL, limits: AnkiReadLimits, workDirectory: URL) throws {
         path = url.path
         self.limits = limits
-        let stored = StoredZipEntry.locate(Self.storedCollectionNames, in: url)
+        let stored = StoredZipEntry.locate(Self.collectionNames, in: url)
         let reader = try PackageScan.open(url, limits: limits)
         while let entry = try PackageScan.archiveCall(path, { try reader.nextEntry() }) {
             guard entry.type == .file else { continue }
@@ -39,7 +38,13 @@ struct PackageScan {
                 guard collections[name] == nil else {
                     throw AnkiError(.notAPackage, path: path, reason: "\(name) appears twice in the package")
                 }
-                if let slice = stored[name] {
+                if let slice = stored[name], name == "collection.anki21b" {
+                    // Decompressed straight from the package, without copying the entry out first.
+                    let target = workDirectory.appendingPathComponent(name)
+                    try Zstd.decompress(file: url, range: slice.offset..<(slice.offset + slice.length), to: target,
+                                        limit: limits.maxCollectionSize, path: "\(path):\(name)")
+                    collections[name] = .file(target)
+                } else if let slice = stored[name] {
                     guard slice.length <= limits.maxCollectionSize else {
                         throw AnkiError(.limitExceeded, path: path, reason: "\(name) is larger than \(limits.maxCollectionSize) bytes")
                     }

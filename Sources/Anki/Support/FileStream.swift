@@ -31,12 +31,17 @@ final class FileStream {
     deinit { close() }
 
     /// Reads up to `buffer.count` bytes; returns 0 at end of file.
-    func read(into buffer: inout [UInt8]) throws -> Int {
+    func read(into buffer: inout [UInt8], maxCount: Int = .max) throws -> Int {
         while true {
-            let count = buffer.withUnsafeMutableBytes { posixRead(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { posixRead(descriptor, $0.baseAddress, min($0.count, maxCount)) }
             if count >= 0 { return count }
             if errno != EINTR { throw FileStream.error(path, "read failed") }
         }
+    }
+
+    /// Moves the read position to `offset` bytes from the start.
+    func seek(to offset: Int64) throws {
+        if lseek(descriptor, off_t(offset), SEEK_SET) < 0 { throw FileStream.error(path, "seek failed") }
     }
 
     /// Writes all of `bytes`.

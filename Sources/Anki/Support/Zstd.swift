@@ -52,24 +52,28 @@ package enum Zstd {
         return output
     }
 
-    /// Streams the zstd file at `source` into a new file at `destination`, in bounded memory.
+    /// Streams the zstd file at `source` (or the byte `range` of it, such as a stored zip entry)
+    /// into a new file at `destination`, in bounded memory.
     ///
     /// `destination` must not exist; on failure it is removed. Returns the number of bytes written.
     /// - Throws: ``AnkiError`` (``AnkiError/Kind/malformedCompression``, ``AnkiError/Kind/limitExceeded``
     ///   past `limit` bytes of output, ``AnkiError/Kind/io``).
     @discardableResult
-    package static func decompress(file source: URL, to destination: URL, limit: Int64,
+    package static func decompress(file source: URL, range: Range<Int64>? = nil, to destination: URL, limit: Int64,
                                    path: String? = nil) throws -> Int64 {
         let name = path ?? source.path
         let input = try FileStream(reading: source, path: name)
         defer { input.close() }
+        if let range { try input.seek(to: range.lowerBound) }
+        var remaining = range.map { $0.upperBound - $0.lowerBound } ?? .max
         let output = try FileStream(creating: destination, path: destination.path)
         var written: Int64 = 0
         do {
             let decoder = try Decoder(path: name)
             var buffer = [UInt8](repeating: 0, count: ZSTD_DStreamInSize())
             while true {
-                let count = try input.read(into: &buffer)
+                let count = try input.read(into: &buffer, maxCount: Int(clamping: remaining))
+                remaining -= Int64(count)
                 try buffer.withUnsafeBytes { raw in
                     try decoder.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count]), final: count == 0) { chunk in
                         written += Int64(chunk.count)
