@@ -62,17 +62,20 @@ public class Card: PersistentModel, WillSaveHook {
 
     public class var schemaMetadata: [Schema.PropertyMetadata] {
         [
-            .attribute("kind", \Card.kind, options: [.index]),
+            // No index: `kind` mirrors the subclass, whose `entity` discriminator is indexed.
+            .attribute("kind", \Card.kind),
             .attribute("front", \Card.front),
             .attribute("back", \Card.back),
             .attribute("created", \Card.created, options: [.index]),
             .attribute("modified", \Card.modified),
-            .attribute("due", \Card.due, options: [.index]),
+            // `due` and `ankiGUID` are indexed by the store, over the rows that have a value
+            // only (``DeckStore/sparseIndexDDL``): most cards of a CSV import have neither.
+            .attribute("due", \Card.due),
             .attribute("interval", \Card.interval),
             .attribute("ease", \Card.ease),
             .attribute("repetitions", \Card.repetitions),
             .attribute("lapses", \Card.lapses),
-            .attribute("ankiGUID", \Card.ankiGUID, options: [.index]),
+            .attribute("ankiGUID", \Card.ankiGUID),
             .attribute("deckPath", \Card.deckPath),
             .relationship("tags", \Card.tags, inverse: \Tag.cards),
             .relationship("media", \Card.media, inverse: \MediaReference.cards),

@@ -2,7 +2,8 @@ import Foundation
 import Persistence
 import SQLite
 
-/// The store's schema beyond what the models declare: the full-text index and its triggers.
+/// The store's schema beyond what the models declare: the full-text index and its triggers,
+/// and the partial indexes of sparse columns.
 enum DeckStore {
     /// Every model of a deck store.
     static let modelTypes: [any PersistentModel.Type] = [
@@ -75,10 +76,28 @@ enum DeckStore {
         return String(rest[..<end])
     }
 
-    /// Creates the index and triggers if missing and stamps `user_version`.
+    /// Indexes of optional columns that most cards leave NULL, over the rows that have a value
+    /// only (SQLite partial indexes): a comparison such as `due <= ?` or `ankiGUID = ?` implies
+    /// `IS NOT NULL`, so queries use them as they would a full index, while inserting a card
+    /// without a value costs nothing. (Persistence declares full indexes only, like SwiftData.)
+    static let sparseIndexDDL: [String] = [
+        #"CREATE INDEX IF NOT EXISTS "Card_due_set" ON "Card"("due") WHERE "due" IS NOT NULL"#,
+        #"CREATE INDEX IF NOT EXISTS "Card_ankiGUID_set" ON "Card"("ankiGUID") WHERE "ankiGUID" IS NOT NULL"#,
+    ]
+
+    /// Indexes that decks written by earlier builds of the tool have and the store no longer
+    /// keeps: `Card_kind` (the `entity` index covers the same split), and the full indexes of
+    /// `due` and `ankiGUID` that ``sparseIndexDDL`` replaces. Dropped when such a deck is
+    /// opened for writing; each cost an index update per inserted card.
+    static let retiredIndexes = ["Card_kind", "Card_due", "Card_ankiGUID"]
+
+    /// Creates the index, triggers and sparse indexes if missing, drops retired indexes, and
+    /// stamps `user_version`.
     static func install(_ db: Database, formatVersion: Int) throws {
         try db.transaction(.immediate) {
             for statement in searchDDL { try db.execute(statement) }
+            for name in retiredIndexes { try db.execute("DROP INDEX IF EXISTS \(quoteIdentifier(name))") }
+            for statement in sparseIndexDDL { try db.execute(statement) }
             if try db.userVersion() != formatVersion { try db.setUserVersion(formatVersion) }
         }
     }
