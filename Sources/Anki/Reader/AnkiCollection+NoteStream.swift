@@ -56,8 +56,8 @@ extension AnkiCollection {
                 }
             }
             let note = AnkiNote(id: id, guid: notes.string(at: 1), noteTypeID: notes.int64(at: 2),
-                                modified: notes.int64(at: 3), tags: AnkiText.splitTags(notes.string(at: 4)),
-                                fields: AnkiText.splitFields(notes.string(at: 5)))
+                                modified: notes.int64(at: 3), tags: notes.withUTF8(at: 4, AnkiText.splitTags),
+                                fields: notes.withUTF8(at: 5, AnkiText.splitFields))
             try body(note, first, history)
         }
     }

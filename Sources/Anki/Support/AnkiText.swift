@@ -8,16 +8,20 @@ package enum AnkiText {
     /// Splits `notes.flds` into fields.
     package static func splitFields(_ flds: String) -> [String] {
         var copy = flds
-        return copy.withUTF8 { bytes in
-            var fields: [String] = []
-            var start = 0
-            for i in 0..<bytes.count where bytes[i] == 0x1F {
-                fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
-                start = i + 1
-            }
-            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
-            return fields
+        return copy.withUTF8(splitFields)
+    }
+
+    /// Splits the UTF-8 bytes of `notes.flds` into fields (invalid UTF-8 is repaired, as
+    /// `String(decoding:as:)` does).
+    package static func splitFields(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var fields: [String] = []
+        var start = 0
+        for i in 0..<bytes.count where bytes[i] == 0x1F {
+            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+            start = i + 1
         }
+        fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        return fields
     }
 
     /// Joins fields for `notes.flds`, dropping separator characters a field must not contain.
@@ -31,32 +35,35 @@ package enum AnkiText {
     /// Splits `notes.tags` (`" a b "`) into tags, at spaces, tabs, newlines and ideographic spaces.
     package static func splitTags(_ tags: String) -> [String] {
         var copy = tags
-        return copy.withUTF8 { bytes in
-            var result: [String] = []
-            var start = 0
-            var i = 0
-            func flush(_ end: Int) {
-                if end > start {
-                    result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
-                }
+        return copy.withUTF8(splitTags)
+    }
+
+    /// Splits the UTF-8 bytes of `notes.tags` into tags, as ``splitTags(_:)-(String)``.
+    package static func splitTags(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var result: [String] = []
+        var start = 0
+        var i = 0
+        func flush(_ end: Int) {
+            if end > start {
+                result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
             }
-            while i < bytes.count {
-                let byte = bytes[i]
-                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                    flush(i)
-                    i += 1
-                    start = i
-                } else if byte == 0xE3, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0x80 {
-                    flush(i)
-                    i += 3
-                    start = i
-                } else {
-                    i += 1
-                }
-            }
-            flush(bytes.count)
-            return result
         }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                flush(i)
+                i += 1
+                start = i
+            } else if byte == 0xE3, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0x80 {
+                flush(i)
+                i += 3
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        flush(bytes.count)
+        return result
     }
 
     /// Joins tags the way Anki stores them: `" a b "`, or `""` when there are none. Whitespace inside
