@@ -23,12 +23,22 @@ extension AnkiCollection {
             SELECT nid, ord, id, did, mod, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags
             FROM cards ORDER BY \(order)
             """)
+        // Reviews are stored in time order: read in that order (not through `ix_revlog_cid`, whose
+        // row lookups are random) and sorted by note. SQLite sizes a sort's memory by the page
+        // cache, 2 MiB by default, which split a million reviews into many runs written to and
+        // merged from temporary files; 8 MiB (while the sort runs, then back) took a third less.
         let reviews = includingReviews ? try prepare("""
             SELECT c.nid, r.id, r.cid, r.ease, r.ivl, r.lastIvl, r.factor, r.time, r.type
-            FROM revlog AS r JOIN cards AS c ON c.id = r.cid ORDER BY c.nid, r.id
+            FROM revlog AS r NOT INDEXED JOIN cards AS c ON c.id = r.cid ORDER BY c.nid, r.id
             """) : nil
         var cardRow = try step(cards)
-        var reviewRow = try reviews.map(step) ?? false
+        var reviewRow = false
+        if let reviews {
+            let cacheSize = try pragma("cache_size")
+            try execute("PRAGMA cache_size = -8192")
+            defer { try? execute("PRAGMA cache_size = \(cacheSize)") }
+            reviewRow = try step(reviews)
+        }
         var history: [AnkiReview] = []
         while try step(notes) {
             let id = notes.int64(at: 0)
@@ -101,6 +111,18 @@ extension AnkiCollection {
         AnkiReview(id: row.int64(at: 1), cardID: row.int64(at: 2), ease: Int(truncatingIfNeeded: row.int64(at: 3)),
                    interval: row.int64(at: 4), lastInterval: row.int64(at: 5), factor: row.int64(at: 6),
                    timeTaken: row.int64(at: 7), kind: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 8))))
+    }
+
+    /// The integer value of `PRAGMA name`.
+    private func pragma(_ name: String) throws(AnkiError) -> Int64 {
+        let statement = try prepare("PRAGMA \(name)")
+        return try step(statement) ? statement.int64(at: 0) : 0
+    }
+
+    /// Runs SQL that returns nothing; SQLite's errors become ``AnkiError``s.
+    private func execute(_ sql: String) throws(AnkiError) {
+        let statement = try prepare(sql)
+        while try step(statement) {}
     }
 
     /// A prepared statement; SQLite's errors become ``AnkiError``s.
