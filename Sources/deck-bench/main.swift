@@ -1,5 +1,7 @@
 import Persistence
+import DeckDocument
 import Foundation
+import Interchange
 
 // deck-bench: measures every performance bar of MISSION.md against its reference in one run,
 // draws the scaling curves, and writes docs/PERFORMANCE.md, docs/perf/*.svg and
@@ -12,6 +14,7 @@ import Foundation
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
 //   deck-bench profile insert|fetch            run one operation alone, for perf/callgrind
+//   deck-bench profile-csv <file.csv>          a CSV import into a new deck, in process, for callgrind
 //   deck-bench migration [rows]                the lightweight migration alone
 //   deck-bench apkg-read <package>             the reading side of an apkg import alone, timed per step
 
@@ -48,6 +51,15 @@ case "profile" where arguments.count == 2:
         for _ in 0..<2 { kept.append(try ModelContext(container).fetch(FetchDescriptor<BenchCard>())) }
         for _ in 0..<2 { rows.append(PersistenceBench.rawFetch(path: url.path)) }
     }
+    exit(0)
+case "profile-csv" where arguments.count == 2:
+    // `deck import` of a CSV file into a new deck, in this process (callgrind can't follow
+    // the deck tool's dispatch threads).
+    let scratch = try Scratch()
+    let deck = try DeckDocument.create(at: scratch.file("profile.sampledeck"), title: "Profile")
+    let report = try DeckTextImporter().importFile(at: URL(fileURLWithPath: arguments[1]), into: deck)
+    try deck.close()
+    print(report.cardsAdded)
     exit(0)
 case "apkg-read" where arguments.count == 2:
     try ApkgReadBench.run(arguments[1])

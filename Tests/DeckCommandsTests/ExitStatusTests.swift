@@ -48,7 +48,9 @@ import Testing
         let store = play.url.appendingPathComponent("Damaged.sampledeck/Deck.sqlite")
         var bytes = try Data(contentsOf: store)
         bytes.replaceSubrange(bytes.count - 2048..<bytes.count, with: Data(repeating: 0xA5, count: 2048))
-        bytes.replaceSubrange(4096..<6144, with: Data(repeating: 0x5A, count: 2048))
+        // The start of page 2 (the page size is the big-endian number at offset 16 of the header).
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        bytes.replaceSubrange(pageSize..<pageSize + 2048, with: Data(repeating: 0x5A, count: 2048))
         try bytes.write(to: store)
         #expect(try play.run("create", "Future.sampledeck").status == 0)
         let manifest = play.url.appendingPathComponent("Future.sampledeck/manifest.json")

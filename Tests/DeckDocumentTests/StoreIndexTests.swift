@@ -44,6 +44,15 @@ import Testing
         #expect(plan.contains("Card_due_set"), "\(plan)")
     }
 
+    @Test func aNewDeckHas16KiBPages() throws {
+        let playground = try Playground()
+        let store = try playground.sampleDeck().appendingPathComponent("Deck.sqlite")
+        let db = try Database(path: store.path, mode: .readOnly)
+        defer { db.close() }
+        #expect(try db.scalar("PRAGMA page_size", as: Int.self) == DeckStore.pageSize)
+        #expect(DeckStore.pageSize == 16_384)
+    }
+
     @Test func openingAnOlderDeckForWritingSwapsTheRetiredIndexes() throws {
         let playground = try Playground()
         let url = try playground.sampleDeck()

@@ -41,7 +41,7 @@ public class Card: PersistentModel, WillSaveHook {
     public final var deckPath: String? = nil
     /// When false, saving leaves ``modified`` as set (importers keep the source's dates).
     /// Not stored.
-    public var stampsModificationDate = true
+    public final var stampsModificationDate = true
 
     public var tags: [Tag] {
         get { getValue(forKey: \.tags) }
@@ -82,7 +82,7 @@ public class Card: PersistentModel, WillSaveHook {
             .relationship("reviews", \Card.reviews, deleteRule: .cascade, inverse: \Review.card),
         ]
     }
-    public var persistentBackingData = BackingData()
+    public let persistentBackingData = BackingData()
 
     public required init() {
         let now = Date()

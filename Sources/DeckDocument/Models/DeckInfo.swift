@@ -9,7 +9,7 @@ public final class DeckInfo: PersistentModel {
         .attribute("title", \DeckInfo.title),
         .attribute("description", \DeckInfo.description),
     ]
-    public var persistentBackingData = BackingData()
+    public let persistentBackingData = BackingData()
     public init() {}
     public init(title: String, description: String = "") {
         self.title = title

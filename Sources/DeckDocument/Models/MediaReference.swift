@@ -28,7 +28,7 @@ public final class MediaReference: PersistentModel {
         .attribute("size", \MediaReference.size),
         .relationship("cards", \MediaReference.cards, inverse: \Card.media),
     ]
-    public var persistentBackingData = BackingData()
+    public let persistentBackingData = BackingData()
     public init() {}
     public init(fileName: String, originalName: String, sha256: String, sha1: String? = nil, mime: String, size: Int) {
         self.fileName = fileName

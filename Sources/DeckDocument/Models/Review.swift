@@ -21,7 +21,7 @@ public final class Review: PersistentModel {
         .attribute("duration", \Review.duration),
         .relationship("card", \Review.card, inverse: \Card.reviews),
     ]
-    public var persistentBackingData = BackingData()
+    public let persistentBackingData = BackingData()
     public init() {}
     public init(date: Date, ease: Int, interval: Int, duration: Double) {
         self.date = date

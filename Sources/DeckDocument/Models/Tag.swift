@@ -12,7 +12,7 @@ public final class Tag: PersistentModel {
         .attribute("name", \Tag.name, options: [.unique]),
         .relationship("cards", \Tag.cards, inverse: \Card.tags),
     ]
-    public var persistentBackingData = BackingData()
+    public let persistentBackingData = BackingData()
     public init() {}
     public init(name: String) { self.name = name }
 }

@@ -42,6 +42,7 @@ extension DeckDocument {
         try? FileManager.default.removeItem(at: building)
         let title = raw["title"] as? String ?? url.deletingPathExtension().lastPathComponent
         do {
+            try DeckStore.createEmptyStore(at: building)
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [ModelConfiguration("Deck", url: building)])
             try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: current) }
             try container.close()

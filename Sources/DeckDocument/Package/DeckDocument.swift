@@ -93,6 +93,7 @@ public final class DeckDocument {
         defer { if !finished { try? fileManager.removeItem(at: staging) } }
         let manifest = DeckManifest(title: title)
         do {
+            try DeckStore.createEmptyStore(at: staging.appendingPathComponent(manifest.store))
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [
                 ModelConfiguration("Deck", url: staging.appendingPathComponent(manifest.store)),
             ])

@@ -91,6 +91,21 @@ enum DeckStore {
     /// opened for writing; each cost an index update per inserted card.
     static let retiredIndexes = ["Card_kind", "Card_due", "Card_ankiGUID"]
 
+    /// The page size of a new store: 16 KiB rather than SQLite's 4 KiB. A deck's tables are
+    /// written in bulk (imports) and read in scans (lists, exports, counts), both cheaper with
+    /// fewer, larger pages (a 100,000-row CSV import: ~8 % less CPU); an edit writes a few
+    /// pages to the WAL either way.
+    static let pageSize = 16_384
+
+    /// Creates an empty SQLite file with ``pageSize`` pages at `url`, for a new store (the
+    /// page size of a database is fixed by its first write).
+    static func createEmptyStore(at url: URL) throws {
+        let db = try Database(path: url.path, mode: .create)
+        defer { db.close() }
+        try db.execute("PRAGMA page_size = \(pageSize)")
+        try db.execute("VACUUM")
+    }
+
     /// Creates the index, triggers and sparse indexes if missing, drops retired indexes, and
     /// stamps `user_version`.
     static func install(_ db: Database, formatVersion: Int) throws {
