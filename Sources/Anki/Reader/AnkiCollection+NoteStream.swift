@@ -7,9 +7,9 @@ extension AnkiCollection {
     ///
     /// A merge of three ordered queries (notes by id, cards by note, reviews by note), so memory
     /// holds one note, one card and one note's reviews whatever the collection's size. Cards
-    /// and reviews of notes that don't exist are skipped. Sorting cards by note is an index scan
-    /// when the collection has Anki's `ix_cards_nid`, one SQLite sort otherwise; reviews always
-    /// need one sort.
+    /// and reviews of notes that don't exist are skipped. Cards stored in note order (as nearly
+    /// always) are read in storage order; others through Anki's `ix_cards_nid` or one SQLite
+    /// sort. Reviews need one sort (given 8 MiB of memory; larger ones go through temporary files).
     ///
     /// - Throws: ``AnkiError/Kind/corruptCollection`` when a query fails; what `body` throws, as it is.
     package func forEachNoteWithCards(includingReviews: Bool,
@@ -31,13 +31,14 @@ extension AnkiCollection {
             SELECT c.nid, r.id, r.cid, r.ease, r.ivl, r.lastIvl, r.factor, r.time, r.type
             FROM revlog AS r NOT INDEXED JOIN cards AS c ON c.id = r.cid ORDER BY c.nid, r.id
             """) : nil
-        var cardRow = try step(cards)
-        var reviewRow = false
-        if let reviews {
+        // A sort (of reviews, or of cards out of note order) runs at its statement's first step.
+        var cardRow = false, reviewRow = false
+        do {
             let cacheSize = try pragma("cache_size")
             try execute("PRAGMA cache_size = -8192")
             defer { try? execute("PRAGMA cache_size = \(cacheSize)") }
-            reviewRow = try step(reviews)
+            cardRow = try step(cards)
+            if let reviews { reviewRow = try step(reviews) }
         }
         var history: [AnkiReview] = []
         while try step(notes) {
