@@ -223,3 +223,5 @@ let info = ReportWriter.RunInfo(
 let writer = ReportWriter(info: info, measurements: results, points: points, extra: extra, failures: failures)
 try writer.write(to: reportDirectory)
 log("wrote \(reportDirectory.appendingPathComponent("PERFORMANCE.md").path) (\(results.filter { $0.met == true }.count) of \(results.filter { $0.met != nil }.count) bars met)")
+// A global's deinit never runs: remove the scratch folder (inputs and decks, ~0.7 GB for a full run) here.
+try? FileManager.default.removeItem(at: scratch.url)
