@@ -108,7 +108,7 @@ enum CLIBench {
         time.group = "apkg import"
         time.bar_text = "≤ 0.5x"
         time.reference_name = anki
-        time.note = "The package is the one genanki wrote for the export bar."
+        time.note = "The package is the one genanki wrote for the export bar." + readingSide(of: apkg)
         var memory = Measurement(name: "deck import \(notes)-note apkg, peak memory", ours_s: time.ours_s, reference_s: time.reference_s,
                                  ratio: (time.peak_mib ?? 0) / max(time.reference_peak_mib ?? 1, 1e-9), bar: 64, peak_mib: time.peak_mib,
                                  met: time.peak_mib.map { $0 < 64 }, runs: time.runs, spread: 1)
@@ -119,6 +119,22 @@ enum CLIBench {
         memory.reference_peak_mib = time.reference_peak_mib
         memory.note = "Peak resident memory (VmHWM via /usr/bin/time) of the whole process, highest of the runs; Anki's is its whole Python process."
         return [time, memory]
+    }
+
+    /// The reading side of the import alone (`deck-bench apkg-read`: the package opened, then
+    /// the notes read with their first card and reviews), as a sentence for the note; empty if
+    /// it fails.
+    static func readingSide(of apkg: URL) -> String {
+        guard let output = try? ChildProcess.run(ChildProcess.benchTool, ["apkg-read", apkg.path]).stdout else { return "" }
+        // Lines "<step> <milliseconds> ms".
+        let steps = output.split(separator: "\n").compactMap { line -> Double? in
+            let words = line.split(separator: " ")
+            guard words.count >= 2, words.last == "ms" else { return nil }
+            return Double(words[words.count - 2])
+        }
+        guard steps.count == 3 else { return "" }
+        return String(format: " Reading side alone (deck-bench apkg-read, process time): opening the package %.1f ms, the notes with their first card and reviews %.1f ms, closing %.1f ms.",
+                      steps[0], steps[1], steps[2])
     }
 
     /// `deck archive` vs `bsdtar` writing the same package as zip at libarchive's default
