@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // libmd: SHA-1 and SHA-256 (BSD message digests).
         .systemLibrary(name: "CMD", pkgConfig: "libmd", providers: [.apt(["libmd-dev"])]),
+        // zlib: CRC-32, to check stored zip entries read in place (Anki collections).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // MARK: Low-level Swift layers
 
@@ -50,7 +52,7 @@ let package = Package(
         // MARK: Interchange
 
         // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
-        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "Digest"]),
+        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "CZlib", "Digest"]),
         // CSV/TSV, JSON, HTML and Anki mapping onto decks; batch conversion.
         .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive"]),
 

@@ -52,7 +52,7 @@ extension AnkiPackageReader {
             if !version.isZstdCompressed, let size = entry.size, size > limit {
                 throw AnkiError(.limitExceeded, path: label, reason: "media file \"\(item.name)\" is larger than \(limit) bytes")
             }
-            var data = try PackageScan.archiveCall(url.path) { try reader.readData() }
+            var data = try PackageScan.archiveCall(url.path, entryName: item.mediaEntryLabel) { try reader.readData() }
             if version.isZstdCompressed {
                 data = try Zstd.decompress(data, limit: Int(clamping: itemLimit), path: label)
                 if let expected = item.size, Int64(data.count) != expected {
@@ -135,14 +135,14 @@ extension AnkiPackageReader {
         if version.isZstdCompressed {
             let compressed = temporaryFiles.appendingPathComponent("compressed-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: compressed) }
-            try PackageScan.archiveCall(url.path) { try reader.copyData(to: compressed) }
+            try PackageScan.archiveCall(url.path, entryName: item.mediaEntryLabel) { try reader.copyData(to: compressed) }
             let size = try Zstd.decompress(file: compressed, to: partial, limit: limit, path: label)
             if let expected = item.size, size != expected {
                 throw AnkiError(.malformedCompression, path: label,
                                 reason: "media file \"\(item.name)\" has \(size) bytes; the media list says \(expected)")
             }
         } else {
-            try PackageScan.archiveCall(url.path) { try reader.copyData(to: partial) }
+            try PackageScan.archiveCall(url.path, entryName: item.mediaEntryLabel) { try reader.copyData(to: partial) }
             let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? nil
             if let size, size > limits.maxMediaFileSize {
                 throw AnkiError(.limitExceeded, path: label, reason: "media file \"\(item.name)\" is larger than \(limits.maxMediaFileSize) bytes")
@@ -154,4 +154,9 @@ extension AnkiPackageReader {
             throw AnkiError(.io, path: target.path, reason: "cannot create the media file (\(error.localizedDescription))")
         }
     }
+}
+
+private extension AnkiMedia {
+    /// How errors about the zip entry of this media file name it: `media file "a.jpg" (entry 0)`.
+    var mediaEntryLabel: String { "media file \"\(name)\" (entry \(entryName))" }
 }

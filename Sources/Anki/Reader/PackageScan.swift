@@ -39,7 +39,9 @@ struct PackageScan {
                     throw AnkiError(.notAPackage, path: path, reason: "\(name) appears twice in the package")
                 }
                 if let slice = stored[name], name == "collection.anki21b" {
-                    // Decompressed straight from the package, without copying the entry out first.
+                    // Decompressed straight from the package, without copying the entry out first
+                    // (so without libarchive's CRC check: checked here first).
+                    try slice.verifyChecksum(in: url, entry: name)
                     let target = workDirectory.appendingPathComponent(name)
                     try Zstd.decompress(file: url, range: slice.offset..<(slice.offset + slice.length), to: target,
                                         limit: limits.maxCollectionSize, path: "\(path):\(name)")
@@ -48,6 +50,8 @@ struct PackageScan {
                     guard slice.length <= limits.maxCollectionSize else {
                         throw AnkiError(.limitExceeded, path: path, reason: "\(name) is larger than \(limits.maxCollectionSize) bytes")
                     }
+                    // Read in place by SQLite, so never through libarchive's CRC check: checked here.
+                    try slice.verifyChecksum(in: url, entry: name)
                     collections[name] = .slice(path: path, entry: slice)
                 } else {
                     collections[name] = .file(try extractCollection(reader, entry: entry, workDirectory: workDirectory))
@@ -111,12 +115,14 @@ struct PackageScan {
         try archiveCall(url.path) { try ArchiveReader(url: url, limits: limits.archive) }
     }
 
-    /// Runs an archive operation, turning its errors into ``AnkiError``s.
-    static func archiveCall<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    /// Runs an archive operation, turning its errors into ``AnkiError``s; `entryName`, if
+    /// given, names the entry in the reason instead of its name in the zip (a media file's
+    /// own name rather than its number).
+    static func archiveCall<T>(_ path: String, entryName: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as ArchiveError {
-            let reason = error.entry.map { "\($0): \(error.reason)" } ?? error.reason
+            let reason = (entryName ?? error.entry).map { "\($0): \(error.reason)" } ?? error.reason
             switch error.kind {
             case .malformed, .unsafeEntry: throw AnkiError(.notAPackage, path: path, reason: "not a readable zip archive: \(reason)")
             case .limitExceeded: throw AnkiError(.limitExceeded, path: path, reason: reason)

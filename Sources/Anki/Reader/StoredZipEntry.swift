@@ -13,6 +13,9 @@ struct StoredZipEntry: Equatable {
     var offset: Int64
     /// How many bytes it has.
     var length: Int64
+    /// The CRC-32 of those bytes, as the central directory records it: reading in place
+    /// bypasses libarchive's check, so ``verifyChecksum(in:entry:)`` must run before use.
+    var checksum: UInt32
 
     /// The stored entries among `names` in the zip at `url`, by name (the first of a repeated name).
     /// `maxDirectorySize` bounds the central directory read into memory.
@@ -35,6 +38,7 @@ struct StoredZipEntry: Equatable {
         for _ in 0..<entryCount {
             guard position + 46 <= directory.count, directory.uint32(at: position) == 0x0201_4B50 else { break }
             let flags = directory.uint16(at: position + 8), method = directory.uint16(at: position + 10)
+            let checksum = directory.uint32(at: position + 16)
             let compressed = UInt64(directory.uint32(at: position + 20)), size = UInt64(directory.uint32(at: position + 24))
             let nameLength = Int(directory.uint16(at: position + 28)), extraLength = Int(directory.uint16(at: position + 30))
             let commentLength = Int(directory.uint16(at: position + 32))
@@ -50,7 +54,7 @@ struct StoredZipEntry: Equatable {
             let start = headerOffset + 30 + localName + localExtra
             guard start + size <= fileSize,
                   read(file, at: headerOffset + 30, count: Int(localName)) == Array(name.utf8) else { continue }
-            found[name] = StoredZipEntry(offset: Int64(start), length: Int64(size))
+            found[name] = StoredZipEntry(offset: Int64(start), length: Int64(size), checksum: checksum)
         }
         return found
     }

@@ -308,7 +308,15 @@ public final class ArchiveReader {
             var offset: la_int64_t = 0
             let code = archive_read_data_block(archive, &buffer, &size, &offset)
             if code == ARCHIVE_EOF { return }
-            guard code == ARCHIVE_OK || code == ARCHIVE_WARN else {
+            // On the data path a warning is damage, not an oddity: libarchive's zip reader (3.6.2,
+            // archive_read_format_zip_read_data) reports a CRC-32 mismatch ("ZIP bad CRC") and
+            // compressed or uncompressed sizes that disagree with the header as ARCHIVE_WARN once
+            // the entry's data ends, and the 7-Zip reader its bad CRC the same way.
+            if code == ARCHIVE_WARN {
+                throw fail(ArchiveError(.malformed, path: displayPath, entry: entry.path,
+                                        reason: "is damaged: its data fails its checksum or size check (\(LibArchive.message(archive)))"))
+            }
+            guard code == ARCHIVE_OK else {
                 throw fail(LibArchive.error(archive, path: displayPath, entry: entry.path, doing: "cannot read the data"))
             }
             guard size > 0, let buffer else { continue }

@@ -66,6 +66,9 @@ enum LibArchive {
 
     /// Throws unless `code` is `ARCHIVE_OK` (or `ARCHIVE_WARN`, which libarchive uses for
     /// recoverable oddities such as an unconvertible name).
+    ///
+    /// For set-up and open calls only: on the data path a warning can be damage (a zip entry's
+    /// bad CRC is `ARCHIVE_WARN`), which ``ArchiveReader`` refuses on its own.
     static func check(
         _ code: Int32, _ archive: OpaquePointer?, path: String, entry: String? = nil, doing what: String,
         kind: ArchiveError.Kind? = nil
