@@ -95,6 +95,14 @@ final class LineEditor {
             dlclose(handle)
             return nil
         }
+        // The session handles SIGINT, SIGTERM and SIGHUP itself, outside the signal handler.
+        // Left to the library, its own handlers (installed when the first line is read) reset
+        // the terminal and flush output from inside the handler — not async-signal-safe — and
+        // libedit's reaches the editor it last set up, which can be gone: under load a Ctrl-C
+        // hung a session or crashed it with SIGSEGV.
+        for name in ["rl_catch_signals", "rl_catch_sigwinch"] {
+            dlsym(handle, name)?.assumingMemoryBound(to: Int32.self).pointee = 0
+        }
         return Library(install: install, remove: remove, readCharacter: readCharacter,
                        redisplay: symbol("rl_forced_update_display", as: IntFunction.self),
                        addHistory: symbol("add_history", as: AddHistory.self))
