@@ -160,18 +160,24 @@ extension DeckDocument {
     private func lockStore(_ db: Database, linkingTo target: URL) throws -> Bool {
         guard !db.isInTransaction,
               let mode = (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased(),
-              ["delete", "truncate", "persist"].contains(mode) else { return false }
+              ["delete", "truncate", "persist"].contains(mode), beginReading(db) else { return false }
+        if link(storeURL.path, target.path) == 0 { return true }
+        try? db.execute("ROLLBACK")
+        return false
+    }
+
+    /// Opens a read transaction and reads from it, which takes the store's shared lock (or
+    /// the WAL read mark) and rolls back a hot journal first; false, with no transaction
+    /// open, when that fails.
+    private func beginReading(_ db: Database) -> Bool {
         do {
             try db.execute("BEGIN DEFERRED TRANSACTION")
-            // Reading takes the shared lock (and rolls back a hot journal first).
             _ = try db.scalar("SELECT count(*) FROM sqlite_schema", as: Int64.self)
+            return true
         } catch {
             if db.isInTransaction { try? db.execute("ROLLBACK") }
             return false
         }
-        if link(storeURL.path, target.path) == 0 { return true }
-        try? db.execute("ROLLBACK")
-        return false
     }
 
     /// Whether another process holds SQLite's RESERVED or PENDING lock on the store open on
@@ -196,14 +202,8 @@ extension DeckDocument {
     /// the committed state (see ``withSnapshot(in:pinning:_:)``); returns false, with no
     /// transaction open, when it is not.
     private func pinStore(_ db: Database, linkingTo target: URL) throws -> Bool {
-        guard !db.isInTransaction, (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal" else { return false }
-        do {
-            try db.execute("BEGIN DEFERRED TRANSACTION")
-            _ = try db.scalar("SELECT count(*) FROM sqlite_schema", as: Int64.self)
-        } catch {
-            if db.isInTransaction { try? db.execute("ROLLBACK") }
-            return false
-        }
+        guard !db.isInTransaction, (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal",
+              beginReading(db) else { return false }
         var status = stat()
         let walIsEmpty = lstat(storeURL.path + "-wal", &status) != 0 || status.st_size == 0
         if walIsEmpty, link(storeURL.path, target.path) == 0 { return true }
