@@ -15,9 +15,7 @@ extension DeckDocument {
         let digest = SHA256.hex(data)
         let ext = Self.safeExtension(of: originalName)
         let fileName = ext.isEmpty ? digest : "\(digest).\(ext)"
-        var descriptor = FetchDescriptor<MediaReference>(predicate: #Predicate { $0.fileName == fileName })
-        descriptor.fetchLimit = 1
-        if let existing = try mainContext.fetch(descriptor).first { return existing }
+        if let existing = try mediaReference(fileName: fileName) { return existing }
         let target = mediaURL.appendingPathComponent(fileName)
         if !FileManager.default.fileExists(atPath: target.path) {
             do { try FileManager.default.createDirectory(at: mediaURL, withIntermediateDirectories: true) }
@@ -26,8 +24,50 @@ extension DeckDocument {
         }
         let reference = MediaReference(fileName: fileName, originalName: originalName, sha256: digest,
                                        mime: mime ?? Self.mimeType(forExtension: ext), size: data.count)
+        let scanWasCurrent = pendingMediaScanIsCurrent(mainContext.insertedModelsArray)
         mainContext.insert(reference)
+        mediaByFileName[fileName] = reference
+        if scanWasCurrent { pendingMediaScan = (mainContext.insertedModelsArray.count, ObjectIdentifier(reference)) }
         return reference
+    }
+
+    /// The reference of the media file named `fileName` in ``mainContext``, saved or pending.
+    ///
+    /// Cost: a dictionary lookup for a reference this document handed out; otherwise one
+    /// indexed SQL query for a saved one, and a scan of the context's pending inserts (no
+    /// predicate evaluation) for one inserted by other code.
+    func mediaReference(fileName: String) throws -> MediaReference? {
+        if let known = mediaByFileName[fileName] {
+            if isLive(known), known.fileName == fileName { return known }
+            mediaByFileName[fileName] = nil
+        }
+        var descriptor = FetchDescriptor<MediaReference>(predicate: #Predicate { $0.fileName == fileName })
+        descriptor.fetchLimit = 1
+        descriptor.includePendingChanges = false
+        if let saved = try mainContext.fetch(descriptor).first, !saved.isDeleted {
+            mediaByFileName[fileName] = saved
+            return saved
+        }
+        // Pending references inserted by other code: each pending insert is looked at once.
+        let inserted = mainContext.insertedModelsArray
+        if !pendingMediaScanIsCurrent(inserted) {
+            for case let reference as MediaReference in inserted where !(mediaByFileName[reference.fileName].map(isLive) ?? false) {
+                mediaByFileName[reference.fileName] = reference
+            }
+            pendingMediaScan = (inserted.count, inserted.last.map { ObjectIdentifier($0) })
+            if let pending = mediaByFileName[fileName], isLive(pending) { return pending }
+        }
+        return nil
+    }
+
+    /// Whether a reference is still one of ``mainContext``'s (not rolled back or deleted).
+    private func isLive(_ reference: MediaReference) -> Bool {
+        reference.modelContext === mainContext && !reference.isDeleted
+    }
+
+    /// Whether ``pendingMediaScan`` still describes the context's pending inserts.
+    private func pendingMediaScanIsCurrent(_ inserted: [any PersistentModel]) -> Bool {
+        inserted.count == pendingMediaScan.count && inserted.last.map { ObjectIdentifier($0) } == pendingMediaScan.last
     }
 
     /// The file of a media reference.

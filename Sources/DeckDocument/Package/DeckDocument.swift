@@ -35,6 +35,14 @@ public final class DeckDocument {
     private var isClosed = false
     /// Runs once the document is closed (removes the private copy of an opened archive).
     var onClose: (() -> Void)?
+    /// The media references ``addMedia(_:originalName:mime:)`` handed out, by file name, so
+    /// that adding many files doesn't look each one up through the context (a fetch merges
+    /// every pending insert, which made an import of n media files cost n² predicate
+    /// evaluations). An entry is trusted only while its model is still in ``mainContext``.
+    var mediaByFileName: [String: MediaReference] = [:]
+    /// How far ``mediaByFileName`` covers the pending inserts of ``mainContext`` (references
+    /// other code inserted): their count and the last one when they were last scanned.
+    var pendingMediaScan: (count: Int, last: ObjectIdentifier?) = (0, nil)
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
     public var mainContext: ModelContext { container.mainContext }
