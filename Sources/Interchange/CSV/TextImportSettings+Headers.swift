@@ -53,6 +53,8 @@ extension TextImportSettings {
     /// Splits tags on white space (Unicode's, as Anki does), working on UTF-8 bytes when the
     /// text is ASCII, which it almost always is.
     static func splitTags(_ text: Substring) -> [String] {
+        // Native text (as read from a file) is split straight from its bytes.
+        if let tags = text.utf8.withContiguousStorageIfAvailable({ splitASCIITags($0) }), let tags { return tags }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             var tags: [String] = []
             var start = text.utf8.startIndex
@@ -70,6 +72,21 @@ extension TextImportSettings {
             return tags
         }
         return text.unicodeScalars.split(whereSeparator: \.properties.isWhitespace).map { String($0) }
+    }
+
+    /// ``splitTags(_:)`` of ASCII bytes; nil when they are not all ASCII.
+    private static func splitASCIITags(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var tags: [String] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() {
+            guard byte < 0x80 else { return nil }
+            if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                if start < index { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) }
+                start = index + 1
+            }
+        }
+        if start < bytes.count { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
+        return tags
     }
 
     /// The header lines that describe these settings, in the order Anki writes them:
