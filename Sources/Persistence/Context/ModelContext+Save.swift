@@ -129,11 +129,14 @@ extension ModelContext {
         }
         clearPending()
         if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
+        // The changed entities' names, once per run of one entity (no concatenated copy of the lists).
         var entityNames: Set<String> = []
-        var lastNamed: Schema.Entity?
-        for (_, entity) in insertEntities + updates + deleteEntities + linkOwners where entity !== lastNamed {
-            entityNames.insert(entity.name)
-            lastNamed = entity
+        for list in [insertEntities, updates, deleteEntities, linkOwners] {
+            var lastNamed: Schema.Entity?
+            for (_, entity) in list where entity !== lastNamed {
+                entityNames.insert(entity.name)
+                lastNamed = entity
+            }
         }
         postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, entities: entityNames)
     }
