@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,10 +10,11 @@ import Glibc
 private nonisolated(unsafe) var editedLine: (done: Bool, text: String?) = (false, nil)
 
 /// Set by the SIGINT handler of a session: Ctrl-C cancels the line being typed instead of
-/// killing the session (and its unsaved work).
-private nonisolated(unsafe) var interrupted: sig_atomic_t = 0
+/// killing the session (and its unsaved work). Atomic: the handler may run on another thread
+/// than the session's (lock-free, so safe in a signal handler).
+private let interrupted = Atomic<Int32>(0)
 /// Set on SIGTERM or SIGHUP: the session ends as at the end of input, keeping its work.
-private nonisolated(unsafe) var terminated: sig_atomic_t = 0
+private let terminated = Atomic<Int32>(0)
 /// The write end of a pipe the SIGINT handler writes to, so a wait for input wakes up.
 private nonisolated(unsafe) var wakeWriter: Int32 = -1
 private nonisolated(unsafe) var wakeReader: Int32 = -1
@@ -69,14 +71,17 @@ final class LineEditor {
                 _ = fcntl(wakeWriter, F_SETFL, O_NONBLOCK)
                 _ = fcntl(wakeReader, F_SETFL, O_NONBLOCK)
             }
+            // Touch the flags first: a global is initialised on first use, which a signal
+            // handler must not be the one to do.
+            _ = interrupted.load(ordering: .relaxed) + terminated.load(ordering: .relaxed)
             signal(SIGINT) { _ in
-                interrupted = 1
+                interrupted.store(1, ordering: .relaxed)
                 var byte: UInt8 = 1
                 _ = write(wakeWriter, &byte, 1)
             }
             for signalNumber in [SIGTERM, SIGHUP] {
                 signal(signalNumber) { _ in
-                    terminated = 1
+                    terminated.store(1, ordering: .relaxed)
                     var byte: UInt8 = 1
                     _ = write(wakeWriter, &byte, 1)
                 }
@@ -109,7 +114,7 @@ final class LineEditor {
     }
 
     /// Whether the session was asked to end (SIGTERM, SIGHUP): no one is there to answer.
-    var wasTerminated: Bool { terminated != 0 }
+    var wasTerminated: Bool { terminated.load(ordering: .relaxed) != 0 }
 
     /// Reads one line after showing `prompt` (only to a person at a terminal); nil at the end
     /// of input. When `idle` is given, it is called once if no line has arrived after
@@ -121,13 +126,13 @@ final class LineEditor {
         if isInteractive {
             // Wait first, so autosave can run while idle and a signal is noticed at once.
             var ready = Self.waitForInput(seconds: idle == nil ? nil : idleAfter)
-            if !ready, terminated == 0, let idle {
+            if !ready, terminated.load(ordering: .relaxed) == 0, let idle {
                 idle()
                 ready = Self.waitForInput(seconds: nil)
             }
-            if terminated != 0 { return nil }
+            if terminated.load(ordering: .relaxed) != 0 { return nil }
         }
-        interrupted = 0
+        interrupted.store(0, ordering: .relaxed)
         return try terminal.stdin.readLine()
     }
 
@@ -141,17 +146,17 @@ final class LineEditor {
         prompt.withCString { library.install($0, handler) }
         var pendingIdle = idleAfter != nil && idle != nil
         while !editedLine.done {
-            if terminated != 0 {
+            if terminated.load(ordering: .relaxed) != 0 {
                 library.remove()
                 terminal.stdout.write("\n")
                 return nil
             }
             // Wait for a key first (poll is interrupted by Ctrl-C even where read would restart).
             let ready = Self.waitForInput(seconds: pendingIdle ? idleAfter : nil)
-            if terminated != 0 { continue }
-            if interrupted != 0 {
+            if terminated.load(ordering: .relaxed) != 0 { continue }
+            if interrupted.load(ordering: .relaxed) != 0 {
                 // Ctrl-C: drop the line being typed and start a fresh one.
-                interrupted = 0
+                interrupted.store(0, ordering: .relaxed)
                 library.remove()
                 terminal.stdout.write("^C\n")
                 prompt.withCString { library.install($0, handler) }
@@ -187,7 +192,7 @@ final class LineEditor {
                 var drain = [UInt8](repeating: 0, count: 16)
                 while read(wakeReader, &drain, drain.count) > 0 {}
             }
-            if interrupted != 0 || terminated != 0 { return true }
+            if interrupted.load(ordering: .relaxed) != 0 || terminated.load(ordering: .relaxed) != 0 { return true }
             if result < 0 && errno == EINTR { continue }
             if result > 0 && descriptors[0].revents == 0 { continue }
             return result != 0

@@ -36,7 +36,11 @@ extension ModelContext {
             }
         }
         var results: [T]
-        if exact {
+        if rows.isEmpty {
+            // Not through `unsafeUninitializedCapacity`: with no rows it would write its count
+            // into the empty-array singleton, a data race between two threads fetching nothing.
+            results = []
+        } else if exact {
             results = [T](unsafeUninitializedCapacity: rows.count) { buffer, count in
                 for (index, row) in rows.enumerated() {
                     (buffer.baseAddress! + index).initialize(to: unsafeDowncast(row.takeRetainedValue(), to: T.self))
