@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A source of input for a command: standard input, or bytes given by a test.
 ///
@@ -55,12 +54,12 @@ final class InputSource: Sendable {
 
     private let descriptor: Int32?
     private let name: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(descriptor: Int32?, name: String, bytes: [UInt8]) {
         self.descriptor = descriptor
         self.name = name
-        state = Mutex(State(pending: bytes, isAtEnd: descriptor == nil))
+        state = Locked(State(pending: bytes, isAtEnd: descriptor == nil))
     }
 
     func readAll() throws(StreamError) -> [UInt8] {

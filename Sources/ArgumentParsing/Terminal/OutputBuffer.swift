@@ -1,9 +1,8 @@
-import Synchronization
 
 /// Bytes written to an in-memory ``OutputWriter``: what a test reads back after running a
 /// command in-process.
 public final class OutputBuffer: Sendable {
-    private let storage = Mutex<[UInt8]>([])
+    private let storage = Locked<[UInt8]>([])
 
     /// Creates an empty buffer.
     public init() {}

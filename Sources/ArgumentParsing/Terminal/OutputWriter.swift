@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A destination for a command's output: a file descriptor (standard output or error) or
 /// an in-memory ``OutputBuffer``.
@@ -93,7 +92,7 @@ final class FileDescriptorSink: OutputSink {
     private let descriptor: Int32
     private let name: String
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(descriptor: Int32, name: String, capacity: Int) {
         self.descriptor = descriptor

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A one-line progress bar on standard error, drawn only when standard error is a terminal.
 ///
@@ -26,7 +25,7 @@ public final class ProgressBar: Sendable {
     private let label: String
     private let terminal: Terminal
     private let minimumInterval: Duration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Whether the bar draws at all: enabled, and standard error is a terminal.
     public let isActive: Bool
