@@ -53,6 +53,39 @@ let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(added.id == 8)
     }
 
+    /// The format version 1 deck made by `Fixtures/decks/make-v1.sh` with the tool of that
+    /// version: every kind, tags, a CSV, an Anki package and a JSON file with reviews and media.
+    @Test func version1FixtureOpensWithEverythingTheToolPutIn() throws {
+        let playground = try Playground()
+        let url = try copyFixture("v1/Languages.sampledeck", to: playground)
+        let original = try snapshot(of: url)
+        let deck = try DeckDocument.open(at: url, mode: .readOnly)
+        #expect(deck.manifest.formatVersion == 1)
+        #expect(deck.manifest.title == "Languages (format 1)")
+        let cards = try deck.cards(where: nil, sortedBy: [], limit: nil, offset: nil)
+        #expect(cards.count == 53)
+        #expect(cards.map(\.id) == Array(1...53))
+        #expect(cards.filter { $0.kind == .cloze }.count == 2)
+        #expect(cards.filter { $0.kind == .reversible }.count == 2)
+        #expect(cards[0].front == "chat")
+        #expect(Set(cards[0].tags.map(\.name)) == ["animals", "edited", "nouns"])
+        #expect(cards[2] is ClozeCard)
+        #expect(cards.filter { $0.ankiGUID != nil }.count == 5)
+        #expect(Set(cards.compactMap(\.deckPath)).count == 2)
+        let reviewed = try #require(cards.last)
+        #expect(reviewed.front == "le chien <img src=\"dot.gif\">")
+        #expect(reviewed.due == ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z"))
+        #expect(reviewed.interval == 14 && reviewed.repetitions == 3 && reviewed.lapses == 1)
+        #expect(reviewed.reviews.count == 3)
+        #expect(reviewed.media.map(\.originalName) == ["dot.gif"])
+        #expect(cards.reduce(0) { $0 + $1.reviews.count } == 5)
+        #expect(try deck.allMedia().count == 3)
+        #expect(try deck.search("eleve", limit: nil).map(\.id) == [4])
+        #expect(deck.check().isEmpty)
+        try deck.close()
+        #expect(try snapshot(of: url) == original)
+    }
+
     @Test func migratingTwiceKeepsBothBackupsAndCurrentIsANoOp() throws {
         let playground = try Playground()
         let url = try copyFixture("v0/Vocabulary.sampledeck", to: playground)
