@@ -20,7 +20,8 @@ extension ParsableCommand {
     /// `tool: error: <message>`, the usage line and `See 'tool sub --help'.` to standard
     /// error (status 64). A ``CommandError`` prints `tool: error: <path>: <reason>` and exits
     /// with its code; a thrown ``ExitCode`` exits quietly; any other error prints its
-    /// description and exits 1. Standard output is flushed before returning; a failure to
+    /// description and exits 1. Control characters in every error message are escaped
+    /// (``Swift/StringProtocol/escapingControlCharacters()``), so an error is one line. Standard output is flushed before returning; a failure to
     /// write it turns success into status 74.
     ///
     /// - Parameters:
@@ -33,7 +34,7 @@ extension ParsableCommand {
             do throws(StreamError) {
                 try terminal.stdout.flush()
             } catch {
-                terminal.stderr.write("\(commandName): error: \(error.message)\n")
+                terminal.stderr.write("\(commandName): error: \(error.message.escapingControlCharacters())\n")
                 if status.isSuccess { status = .ioError }
             }
             return status
@@ -140,7 +141,7 @@ extension ParsableCommand {
         switch error {
         case let error as ParserError:
             if case .invalidDefinition = error.reason {
-                return (errorPrefix + error.reason.message, true, error.reason.exitCode)
+                return (errorPrefix + error.reason.message.escapingControlCharacters(), true, error.reason.exitCode)
             }
             return (usageError(error.reason.message, path: error.path, width: width), true, error.reason.exitCode)
         case let error as ValidationError:
@@ -153,16 +154,16 @@ extension ParsableCommand {
         case let code as ExitCode:
             return ("", !code.isSuccess, code)
         case let error as any CommandError:
-            return (errorPrefix + error.message, true, error.exitCode)
+            return (errorPrefix + error.message.escapingControlCharacters(), true, error.exitCode)
         default:
-            return (errorPrefix + String(describing: error), true, .failure)
+            return (errorPrefix + String(describing: error).escapingControlCharacters(), true, .failure)
         }
     }
 
     /// `tool: error: …`, the usage line, and where to find help.
     private static func usageError(_ message: String, path: CommandPath, width: Int) -> String {
         let usage = HelpGenerator(path: path, width: width).usage(prefix: "Usage: ")
-        return "\(path.root.commandName): error: \(message)\n\(usage)\nSee '\(path.displayName) --help'."
+        return "\(path.root.commandName): error: \(message.escapingControlCharacters())\n\(usage)\nSee '\(path.displayName) --help'."
     }
 }
 

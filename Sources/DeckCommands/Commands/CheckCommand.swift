@@ -24,7 +24,8 @@ struct CheckCommand: ParsableCommand {
         } else if problems.isEmpty {
             output.say("\(deck): ok")
         } else {
-            for problem in problems { Terminal.current.stdout.write("\(deck): \(problem)\n") }
+            // One problem, one line: a name in a message cannot start another.
+            for problem in problems { Terminal.current.stdout.write("\(deck): \(problem)".escapingControlCharacters() + "\n") }
         }
         if !errors.isEmpty {
             throw CommandFailure(.dataError, path: deck, reason: "\(errors.count) problem\(errors.count == 1 ? "" : "s") found")

@@ -22,8 +22,8 @@ struct InfoCommand: ParsableCommand {
             Terminal.current.stdout.write(Self.json(path: deck, manifest: manifest, cardCount: count) + "\n")
         } else {
             Terminal.current.stdout.write("""
-                path:            \(deck)
-                title:           \(manifest.title)
+                path:            \(deck.escapingControlCharacters())
+                title:           \(manifest.title.escapingControlCharacters())
                 document id:     \(manifest.documentID)
                 format version:  \(manifest.formatVersion)
                 created:         \(JSONText.date(manifest.created))

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 
 /// Small helpers to write JSON by hand with a stable key order.
@@ -11,7 +12,9 @@ enum JSONText {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case let s where s.value < 0x20: result += String(format: "\\u%04x", s.value)
+            // C0 must be escaped in JSON; DEL, C1, separators and bidirectional controls
+            // are, too, so JSON shown on a terminal cannot change what it displays.
+            case let s where s.value < 0x20 || s.controlEscape != nil: result += String(format: "\\u%04x", s.value)
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -13,10 +13,11 @@ struct OutputOptions: ParsableArguments {
 
     init() {}
 
-    /// Writes a line to standard output unless `--quiet` was given.
+    /// Writes a one-line message to standard output unless `--quiet` was given, with its
+    /// control characters escaped (a file name cannot break it into two lines).
     func say(_ line: String) {
         guard !quiet else { return }
-        Terminal.current.stdout.write(line + "\n")
+        Terminal.current.stdout.write(line.escapingControlCharacters() + "\n")
     }
 }
 

@@ -311,9 +311,9 @@ final class DeckSession {
 
     // MARK: - Messages
 
-    private func say(_ text: String) { terminal.stdout.write(text + "\n") }
-    private func note(_ text: String) { terminal.stderr.write(text + "\n") }
-    private func complain(_ text: String) { terminal.stderr.write("error: \(text)\n") }
+    private func say(_ text: String) { terminal.stdout.write(text.escapingControlCharacters() + "\n") }
+    private func note(_ text: String) { terminal.stderr.write(text.escapingControlCharacters() + "\n") }
+    private func complain(_ text: String) { terminal.stderr.write("error: \(text.escapingControlCharacters())\n") }
 
     static func suggestion(for name: String) -> String? {
         let names = commands.map(\.name)
