@@ -37,6 +37,8 @@ import Testing
              stderrPrefix: "deck: error: notes.txt: already exists"),
         Case(name: "folder of a new deck missing", arguments: ["create", "missing/dir/X.sampledeck"], status: 66,
              stderrPrefix: "deck: error: missing/dir/X.sampledeck: "),
+        Case(name: "folder to unarchive into missing", arguments: ["unarchive", "French.zip", "-C", "missing"], status: 66,
+             stderrPrefix: "deck: error: missing: no such directory"),
     ]
 
     /// A playground with the French deck, a plain file, a damaged deck and a deck from the future.
@@ -52,6 +54,7 @@ import Testing
         let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
         bytes.replaceSubrange(pageSize..<pageSize + 2048, with: Data(repeating: 0x5A, count: 2048))
         try bytes.write(to: store)
+        #expect(try play.run("archive", "French.sampledeck", "-o", "French.zip").status == 0)
         #expect(try play.run("create", "Future.sampledeck").status == 0)
         let manifest = play.url.appendingPathComponent("Future.sampledeck/manifest.json")
         let text = try String(contentsOf: manifest, encoding: .utf8)
@@ -102,6 +105,31 @@ import Testing
         holder.waitUntilExit()
         #expect(holder.terminationStatus == 0)
         #expect(try play.run("add", "French.sampledeck", "--front", "x", "--back", "y").status == 0, "the lock went with the session")
+    }
+
+    /// 74 when standard output can't be written (`/dev/full`), with exactly one error line,
+    /// whether the command meets the failure itself (export, archive) or the final flush does.
+    @Test(arguments: [["list", "French.sampledeck"], ["info", "French.sampledeck", "--json"],
+                      ["export", "French.sampledeck", "-o", "-", "--format", "json"],
+                      ["archive", "French.sampledeck", "-o", "-"]])
+    func aFullStandardOutputExits74WithOneLine(_ arguments: [String]) throws {
+        let play = try playground()
+        let process = Process()
+        process.executableURL = DeckProcess.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = play.url
+        let full = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        defer { try? full.close() }
+        let errors = Pipe()
+        process.standardOutput = full
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74, "\(arguments): \(text)")
+        #expect(text.hasPrefix("deck: error: "), "\(text)")
+        #expect(text.split(separator: "\n").count == 1, "one error line: \(text)")
     }
 
     @Test func theManualDocumentsEveryStatus() throws {

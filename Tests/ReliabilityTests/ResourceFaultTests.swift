@@ -95,6 +95,32 @@ struct ResourceFaultTests {
         print("disk full during save (\(volume.isMounted ? "1 MiB tmpfs" : "RLIMIT_FSIZE")): \(run)")
     }
 
+    @Test("disk full when a writer opens the deck: exit 74 (not 65, the deck is not damaged), one line, the deck unchanged")
+    func diskFullAtOpen() throws {
+        let scratch = try Scratch("diskfull")
+        let volume = try SmallVolume(in: scratch, kilobytes: 2048)
+        let deck = "volume/D.sampledeck"
+        #expect(try scratch.run("create", deck).status == 0)
+        #expect(try scratch.run("add", deck, "--front", "kept", "--back", "safe").status == 0)
+        let before = try Self.snapshot(deck, in: scratch.url)
+        let filler = scratch.path("volume/filler")
+        if volume.isMounted {
+            // Fill the volume: writes of 64 KiB until the file system refuses.
+            let handle = try FileHandle(forWritingTo: { FileManager.default.createFile(atPath: filler.path, contents: nil); return filler }())
+            let block = Data(count: 65_536)
+            while (try? handle.write(contentsOf: block)) != nil {}
+            try? handle.close()
+        }
+        let run = try DeckBinary.run(["add", deck, "--front", "new", "--back", "card"], in: scratch.url,
+                                     shellPrefix: Self.limited(volume, kilobytes: 0))
+        #expect(!run.signaled && run.status == 74, "open for writing on a full disk: \(run)")
+        #expect(run.stderr.hasPrefix("deck: error: ") && run.stderr.contains("D.sampledeck"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        try? FileManager.default.removeItem(at: filler)
+        #expect(try Self.snapshot(deck, in: scratch.url) == before)
+        #expect(try DeckState.problems(of: deck, in: scratch.url).isEmpty)
+    }
+
     @Test("disk full during an archive: a clear error and nothing at the destination")
     func diskFullDuringArchive() throws {
         let scratch = try Scratch("diskfull")

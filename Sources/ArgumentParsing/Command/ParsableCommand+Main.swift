@@ -22,7 +22,8 @@ extension ParsableCommand {
     /// with its code; a thrown ``ExitCode`` exits quietly; any other error prints its
     /// description and exits 1. Control characters in every error message are escaped
     /// (``Swift/StringProtocol/escapingControlCharacters()``), so an error is one line. Standard output is flushed before returning; a failure to
-    /// write it turns success into status 74.
+    /// write it turns success into status 74 (a command that already failed keeps its status
+    /// and its one error line).
     ///
     /// - Parameters:
     ///   - arguments: the arguments without the program name; `nil` reads `CommandLine.arguments`.
@@ -34,8 +35,12 @@ extension ParsableCommand {
             do throws(StreamError) {
                 try terminal.stdout.flush()
             } catch {
-                terminal.stderr.write("\(commandName): error: \(error.message.escapingControlCharacters())\n")
-                if status.isSuccess { status = .ioError }
+                // A command that failed has printed its one error line already (often this
+                // same failure, met by its own write): a second line would only repeat it.
+                if status.isSuccess {
+                    terminal.stderr.write("\(commandName): error: \(error.message.escapingControlCharacters())\n")
+                    status = .ioError
+                }
             }
             return status
         }

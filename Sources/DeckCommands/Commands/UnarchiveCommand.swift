@@ -32,7 +32,7 @@ struct UnarchiveCommand: ParsableCommand {
     mutating func run() async throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CommandFailure(.cantCreate, path: directory, reason: "no such directory")
+            throw CommandFailure(.noInput, path: directory, reason: "no such directory")
         }
         var spooled: StandardInputSpool?
         if archive == "-" {

@@ -154,7 +154,7 @@ public final class DeckDocument {
             throw error
         } catch {
             lock?.release()
-            throw DeckError(path: storeURL.path, reason: "can't open the store: \(error)", kind: .corrupt)
+            throw DeckError(path: storeURL.path, reason: "can't open the store: \(error)", kind: DeckError.kind(of: error))
         }
     }
 
@@ -215,7 +215,7 @@ public final class DeckDocument {
         } catch let error as DeckError {
             throw error
         } catch let error as DatabaseError {
-            throw DeckError(path: storeURL.path, reason: "store can't be read: \(error.message)", kind: .corrupt)
+            throw DeckError(path: storeURL.path, reason: "store can't be read: \(error.message)", kind: DeckError.kind(of: error))
         }
     }
 

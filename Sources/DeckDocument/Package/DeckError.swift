@@ -1,4 +1,6 @@
 import Foundation
+import Persistence
+import SQLite
 
 /// Why a deck could not be created, opened, saved or migrated: the path and the reason.
 ///
@@ -39,4 +41,22 @@ public struct DeckError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String { "\(path): \(reason)" }
+
+    /// The kind for a failure of SQLite or the persistence layer on a deck's store: ``Kind/io``
+    /// for a full disk, a failed read or write or a file that can't be opened,
+    /// ``Kind/inUse`` for a lock held by another connection, ``Kind/corrupt`` otherwise
+    /// (a damaged store, a store that doesn't fit the models).
+    static func kind(of error: any Error) -> Kind {
+        let database: DatabaseError? = switch error {
+        case let error as DatabaseError: error
+        case PersistenceError.database(let error): error
+        default: nil
+        }
+        guard let database else { return .corrupt }
+        switch database.code {
+        case DatabaseError.full, DatabaseError.ioError, DatabaseError.cantOpen: return .io
+        case DatabaseError.busy, DatabaseError.locked: return .inUse
+        default: return .corrupt
+        }
+    }
 }

@@ -25,6 +25,11 @@ final class Store: @unchecked Sendable {
         self.index = index
         do {
             database = try Store.open(configuration)
+        } catch where error.code == DatabaseError.full || error.code == DatabaseError.ioError {
+            // A full disk or a failed read or write while configuring the connection (the
+            // WAL is created here) is an I/O failure, not a store that can't be opened: keep
+            // SQLite's code, so callers can tell the two apart.
+            throw PersistenceError.database(error)
         } catch {
             throw PersistenceError.cannotOpenStore(path: configuration.url?.path ?? ":memory:", reason: error.message)
         }
