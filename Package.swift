@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Persistence", targets: ["Persistence"]),
         .library(name: "DeckDocument", targets: ["DeckDocument"]),
         .library(name: "Interchange", targets: ["Interchange"]),
+        .library(name: "CardTemplates", targets: ["CardTemplates"]),
         .executable(name: "deck", targets: ["deck"]),
     ],
     targets: [
@@ -33,6 +34,11 @@ let package = Package(
         .target(name: "Digest", dependencies: ["CMD"]),
         // Archives through libarchive: deterministic writing, secure bounded extraction, zip reading.
         .target(name: "Archive", dependencies: ["CArchive"]),
+
+        // MARK: Card templates
+
+        // Anki's template language as values: card generation, question/answer HTML, cloze, plain text.
+        .target(name: "CardTemplates"),
 
         // MARK: Persistence
 
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
+        .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),

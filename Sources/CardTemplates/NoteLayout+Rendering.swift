@@ -1,0 +1,216 @@
+extension NoteLayout {
+    /// Renders card `ordinal` of a note: question and answer HTML and the CSS, as current Anki
+    /// renders them.
+    ///
+    /// - Parameters:
+    ///   - ordinal: the template ordinal (standard) or cloze number − 1 (cloze).
+    ///   - fieldValues: the note's fields in ``fieldNames`` order (missing ones count as empty).
+    ///   - context: tags, deck, flag and card id for the special fields.
+    ///   - browser: use the templates' browser formats where set (and never report a standard
+    ///     card blank), as Anki's card list does.
+    ///   - ankiPlayTags: replace `[sound:name]` with `[anki:play:q:0]`, `[anki:play:a:0]`, …
+    ///     (numbered per side) as `card.question()` / `card.answer()` return them; off by default,
+    ///     which keeps the sound tags for exporters and terminals.
+    /// - Returns: the card. Template problems do not throw: as in Anki, both sides then hold the
+    ///   error text and ``RenderedCard/error`` says what failed. Costs one parse and one pass over
+    ///   each side's template.
+    public func render(ordinal: Int, fieldValues: [String], context: CardContext = CardContext(),
+                       browser: Bool = false, ankiPlayTags: Bool = false) -> RenderedCard {
+        let template: CardLayout
+        switch kind {
+        case .standard:
+            guard templates.indices.contains(ordinal) else { return failure(.missingTemplate(ordinal: ordinal), side: .question, browser: browser) }
+            template = templates[ordinal]
+        case .cloze:
+            guard let first = templates.first, ordinal >= 0 else { return failure(.missingTemplate(ordinal: ordinal), side: .question, browser: browser) }
+            template = first
+        }
+        let fields = fieldMap(fieldValues, ordinal: ordinal, template: template, context: context)
+        let questionFormat = browser && !template.browserQuestionFormat.isEmpty ? template.browserQuestionFormat : template.questionFormat
+        let answerFormat = browser && !template.browserAnswerFormat.isEmpty ? template.browserAnswerFormat : template.answerFormat
+
+        let renderer = TemplateRenderer(fields: fields, ordinal: ordinal)
+        let questionTemplate: ParsedTemplate
+        var question: String
+        do {
+            questionTemplate = try ParsedTemplate(questionFormat)
+            question = try renderer.render(questionTemplate, frontSide: nil)
+        } catch {
+            return failure(error, side: .question, browser: browser)
+        }
+
+        if let blank = blankMessage(questionTemplate, renderer: renderer, ordinal: ordinal, browser: browser) {
+            question += blank
+            return RenderedCard(question: ankiPlayTags ? PlayTags.replace(question, side: "q") : question,
+                                answer: blank, css: css, isEmpty: true)
+        }
+        if ankiPlayTags { question = PlayTags.replace(question, side: "q") }
+
+        var answer: String
+        do {
+            answer = try renderer.render(try ParsedTemplate(answerFormat), frontSide: question)
+        } catch {
+            return failure(error, side: .answer, browser: browser)
+        }
+        if ankiPlayTags { answer = PlayTags.replace(answer, side: "a") }
+        return RenderedCard(question: question, answer: answer, css: css)
+    }
+
+    private func failure(_ error: TemplateError, side: TemplateError.Side, browser: Bool) -> RenderedCard {
+        let html = error.html(side: side, browser: browser)
+        return RenderedCard(question: html, answer: html, css: css, error: error)
+    }
+
+    /// Anki's explanation appended to a blank card, or nil when the card is not blank.
+    private func blankMessage(_ question: ParsedTemplate, renderer: TemplateRenderer, ordinal: Int, browser: Bool) -> String? {
+        switch kind {
+        case .cloze:
+            guard !Cloze.numbers(inFields: renderer.fields.values).contains(ordinal + 1) else { return nil }
+            return "<div>No cloze \(ordinal + 1) found on card.\nPlease either add a cloze deletion, or use the Empty Cards tool."
+                + "<br><a href='https://docs.ankiweb.net/templates/errors.html#no-cloze-filter-on-cloze-note-type'>More information</a></div>"
+        case .standard:
+            guard !browser, !question.rendersNonEmpty(nonEmptyFields: renderer.nonEmpty) else { return nil }
+            return "<div>The front of this card is blank.<br>"
+                + "<a href='https://docs.ankiweb.net/templates/errors.html#front-of-card-is-blank'>More information</a></div>"
+        }
+    }
+
+    /// The note's fields by name, plus the special fields that no note field shadows, plus
+    /// `c<number>` = `1` for the card's cloze number (so `{{#c2}}` is true on card 2).
+    func fieldMap(_ values: [String], ordinal: Int, template: CardLayout, context: CardContext) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (index, name) in fieldNames.enumerated() {
+            fields[name] = index < values.count ? values[index] : ""
+        }
+        let deck = context.deckName
+        let subdeck = deck.lastLevel
+        let specials: [(String, String)] = [
+            ("Tags", context.tags.joined(separator: " ")),
+            ("Type", name),
+            ("Subdeck", subdeck),
+            ("Deck", deck),
+            ("CardFlag", "flag\(context.flag)"),
+            ("Card", template.name),
+            ("CardID", String(context.cardID)),
+            ("c\(ordinal + 1)", "1"),
+        ]
+        for (key, value) in specials where fields[key] == nil { fields[key] = value }
+        return fields
+    }
+}
+
+extension String {
+    /// The part after the last `::` (the whole name without one).
+    var lastLevel: String {
+        let bytes = Array(utf8)
+        var i = bytes.count - 2
+        while i >= 0 {
+            if bytes[i] == UInt8(ascii: ":"), bytes[i + 1] == UInt8(ascii: ":") {
+                return String(decoding: bytes[(i + 2)...], as: UTF8.self)
+            }
+            i -= 1
+        }
+        return self
+    }
+}
+
+extension ParsedTemplate {
+    /// Renders the template with field values by name, as one side of a card.
+    ///
+    /// `fields` should hold every field the template may name, special fields included
+    /// (``NoteLayout/render(ordinal:fieldValues:context:browser:ankiPlayTags:)`` adds them).
+    /// `frontSide` is nil for a question (then `{{FrontSide}}` renders empty and cloze
+    /// deletions are hidden) and the rendered question for an answer.
+    ///
+    /// - Throws: ``TemplateError`` for a field or section key that is not in `fields`.
+    public func render(fields: [String: String], ordinal: Int, frontSide: String?) throws(TemplateError) -> String {
+        try TemplateRenderer(fields: fields, ordinal: ordinal).render(self, frontSide: frontSide)
+    }
+}
+
+/// One card's rendering state: the field map and which fields are non-empty.
+struct TemplateRenderer {
+    let fields: [String: String]
+    let nonEmpty: Set<String>
+    let ordinal: Int
+
+    init(fields: [String: String], ordinal: Int) {
+        self.fields = fields
+        self.ordinal = ordinal
+        nonEmpty = Set(fields.compactMap { FieldText.isEmpty($0.value) ? nil : $0.key })
+    }
+
+    func render(_ template: ParsedTemplate, frontSide: String?) throws(TemplateError) -> String {
+        var out = ""
+        try render(template.nodes, frontSide: frontSide, into: &out)
+        return out
+    }
+
+    private func render(_ nodes: [TemplateNode], frontSide: String?, into out: inout String) throws(TemplateError) {
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                out += text
+            case .comment(let text):
+                out += "<!--" + text + "-->"
+            case .replacement(let key, _) where key == "FrontSide":
+                out += frontSide ?? ""
+            case .replacement(let key, let filters) where key.isEmpty && !filters.isEmpty:
+                // `{{filter:}}`: Anki passes an empty text to add-on filters; none here
+                continue
+            case .replacement(let key, let filters):
+                guard let value = fields[key] else {
+                    let written = filters.reversed().map { $0 + ":" }.joined()
+                    throw .fieldNotFound(field: key, filters: written)
+                }
+                out += Filters.apply(value, filters: filters, field: key,
+                                     context: FilterContext(clozeNumber: ordinal + 1, questionSide: frontSide == nil))
+            case .conditional(let key, let children):
+                if try evaluate(key, negated: false) {
+                    try render(children, frontSide: frontSide, into: &out)
+                } else {
+                    var discarded = ""
+                    try render(children, frontSide: frontSide, into: &discarded)
+                }
+            case .negated(let key, let children):
+                if try evaluate(key, negated: true) {
+                    try render(children, frontSide: frontSide, into: &out)
+                } else {
+                    var discarded = ""
+                    try render(children, frontSide: frontSide, into: &discarded)
+                }
+            }
+        }
+    }
+
+    private func evaluate(_ key: String, negated: Bool) throws(TemplateError) -> Bool {
+        if nonEmpty.contains(key) { return !negated }
+        if fields[key] != nil || isClozeConditional(key) { return negated }
+        throw .noSuchConditional(condition: (negated ? "^" : "#") + key)
+    }
+}
+
+/// `[sound:name]` as the `[anki:play:q:N]` tags `card.question()` returns.
+enum PlayTags {
+    static func replace(_ text: String, side: String) -> String {
+        let b = Array(text.utf8)
+        let open = Array("[sound:".utf8)
+        guard TemplateLexer.find(b, open, from: 0) != nil else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = 0
+        var count = 0
+        while i < b.count {
+            if b[i] == UInt8(ascii: "["), TemplateLexer.matches(b, open, at: i),
+               let close = b[(i + open.count)...].firstIndex(of: UInt8(ascii: "]")), close > i + open.count {
+                out.append(contentsOf: Array("[anki:play:\(side):\(count)]".utf8))
+                count += 1
+                i = close + 1
+            } else {
+                out.append(b[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

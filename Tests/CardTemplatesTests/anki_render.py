@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Renders notes with current Anki for CardTemplatesTests (one process per test run).
+
+Builds a temporary collection holding the stock note types and a custom 5-field, 3-template
+type, adds the notes below, and prints one JSON object: every note type (kind, fields,
+templates, CSS) and every note (fields, tags, and per card: ordinal, deck, flag, id,
+card.question(), card.answer(), card.css()).
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+from anki.collection import Collection
+
+LONG_EXAMPLE = "".join("example sentence %d, with some text; " % i for i in range(140))
+
+CUSTOM_FIELDS = ["Word", "Meaning", "Reading", "Example", "Notes"]
+CUSTOM_TEMPLATES = [
+    ("Recognition",
+     "{{Word}}{{#Reading}} ({{kana:Reading}}){{/Reading}}",
+     "{{FrontSide}}<hr id=answer>{{Meaning}}<br>{{hint:Example}}<br>{{text:Notes}}"
+     "<div>{{Deck}}|{{Subdeck}}|{{Card}}|{{Type}}|{{CardFlag}}|{{Tags}}|{{CardID}}</div>"
+     "<div>{{kanji:Reading}}|{{furigana:Reading}}</div>"),
+    ("Production",
+     "{{#Meaning}}{{text:Meaning}}{{^Reading}} (no reading){{/Reading}}<br>{{type:Word}}{{/Meaning}}",
+     "{{FrontSide}}<hr id=answer>{{Word}}{{#Reading}} {{furigana:Reading}}{{/Reading}}"),
+    ("Example",
+     "{{#Example}}{{#Word}}{{Example}}<br>{{unknownfilter:text:Word}}<br>{{text:unknownfilter:Word}}{{/Word}}{{/Example}}{{Tags}}",
+     "{{FrontSide}}<hr id=answer>{{hint:text:Notes}}<!-- comment {{Word}} -->{{^Notes}}no notes{{/Notes}} {{ Meaning }}"),
+]
+CUSTOM_CSS = ".card { font-family: serif; background: url('_paper.png'); }\n.hint { color: gray; }"
+
+# (note type, fields, tags, deck, flag of the first card)
+NOTES = [
+    ("Basic", ["chat", "cat"], [], "Default", 0),
+    ("Basic", ["<b>le</b> chien&nbsp;", "the dog <img src=\"dog.png\">"], ["animals"], "Languages::French", 1),
+    ("Basic", ["", "back only"], [], "Default", 0),
+    ("Basic", ["<div><br></div>", "x"], [], "Default", 0),
+    ("Basic", ["[sound:bonjour.mp3] bonjour", "hello [sound:hello.mp3]"], [], "Default", 0),
+    ("Basic", ["Tom &amp; Jerry &lt;3", "a & b"], [], "Default", 7),
+    ("Basic (and reversed card)", ["house", "maison"], ["fr"], "Languages::French::Nouns", 0),
+    ("Basic (and reversed card)", ["only front", ""], [], "Default", 0),
+    ("Basic (optional reversed card)", ["a", "b", ""], [], "Default", 0),
+    ("Basic (optional reversed card)", ["a", "b", "y"], [], "Default", 2),
+    ("Basic (optional reversed card)", ["", "b", "y"], [], "Default", 0),
+    ("Basic (type in the answer)", ["capital of France", "Paris"], [], "Default", 0),
+    ("Cloze", ["{{c1::Paris}} is the capital of {{c2::France::country}}", "extra"], ["geo"], "Geography", 0),
+    ("Cloze", ["{{c1::outer {{c2::inner}} text}} after", ""], [], "Default", 0),
+    ("Cloze", ["{{c1,2::shared}} and {{c1::first}} vs {{c3::third}}", "<i>more</i>"], [], "Default", 4),
+    ("Cloze", ["plain text without deletions", "x"], [], "Default", 0),
+    ("Cloze", ["{{c0::zero}} {{c12::twelve}}", ""], [], "Default", 0),
+    ("Cloze", ["\\(a + {{c1::<b>b</b>}}\\) and \\[{{c2::<i>c</i>}}\\]", ""], [], "Default", 0),
+    ("Cloze", ["{{c1::l'été \"chaud\" & <i>sec</i>::saison}} [sound:été.mp3] <img src='sun.png'>", ""], [], "Default", 0),
+    ("Cloze", ["{{c1::a {{c1::b}} c}} {{c2::unclosed", ""], [], "Default", 0),
+    ("Cloze", ["{{c2::x::h1::h2}} }} {{c1::}} {{c3::y}}", "{{c4::in back extra}}"], [], "Default", 0),
+    ("Image Occlusion", [
+        "{{c1::image-occlusion:rect:left=.2:top=.3:width=.1:height=.1:oi=1}}"
+        "{{c2::image-occlusion:ellipse:left=.5:top=.5:width=.2:height=.1:rx=0:oi=1}}"
+        "{{c3::image-occlusion:polygon:points=0,0 10,10 20,0:oi=1}}"
+        "{{c1,3::image-occlusion:text:left=.1:top=.1:text=a\\:b \"q\":scale=1:fs=.05}}",
+        "<img src=\"brain.png\">", "Brain", "", ""], ["anatomy"], "Medicine::Anatomy", 0),
+    ("Vocab5", ["日本", "Japan", "日本[にほん]", "{{c1::x}} 日本に行きます", "notes &amp; more"], ["vocab", "jp::n5"], "Languages::Japanese::Vocab", 3),
+    ("Vocab5", ["猫", "", "", "", ""], [], "Default", 0),
+    ("Vocab5", ["", "cat", "", "", ""], ["animals"], "Default", 0),
+    ("Vocab5", ["犬", "", "", "犬が好き", ""], [], "Default", 0),
+    ("Vocab5", ["", "", "", "", "<br>"], [], "Default", 0),
+    ("Vocab5", ["長い", "long", "", LONG_EXAMPLE, "<i>" + LONG_EXAMPLE + "</i>"], [], "Default", 0),
+    ("Vocab5", ["<div> </div>", "", "日本語[にほんご] 漢字[かんじ]", "", ""], [], "Default", 5),
+]
+
+
+def add_custom_type(col):
+    mm = col.models
+    m = mm.new("Vocab5")
+    for name in CUSTOM_FIELDS:
+        mm.add_field(m, mm.new_field(name))
+    for name, qfmt, afmt in CUSTOM_TEMPLATES:
+        t = mm.new_template(name)
+        t["qfmt"] = qfmt
+        t["afmt"] = afmt
+        mm.add_template(m, t)
+    m["css"] = CUSTOM_CSS
+    mm.add(m)
+
+
+def main():
+    # Anki prints deprecation notes on stdout: keep stdout for the JSON alone
+    result = sys.stdout
+    sys.stdout = sys.stderr
+    with tempfile.TemporaryDirectory() as tmp:
+        col = Collection(os.path.join(tmp, "collection.anki2"))
+        try:
+            add_custom_type(col)
+            out = {"notetypes": {}, "notes": []}
+            for m in col.models.all():
+                out["notetypes"][m["name"]] = {
+                    "kind": m["type"],
+                    "fields": [f["name"] for f in m["flds"]],
+                    "templates": [{"name": t["name"], "qfmt": t["qfmt"], "afmt": t["afmt"]} for t in m["tmpls"]],
+                    "css": m["css"],
+                }
+            for type_name, fields, tags, deck, flag in NOTES:
+                model = col.models.by_name(type_name)
+                note = col.new_note(model)
+                for i, value in enumerate(fields):
+                    note.fields[i] = value
+                note.tags = tags
+                col.add_note(note, col.decks.id(deck))
+                cards = []
+                for index, card in enumerate(sorted(note.cards(), key=lambda c: c.ord)):
+                    if index == 0 and flag:
+                        col.set_user_flag_for_cards(flag, [card.id])
+                        card.load()
+                    output = card.render_output()
+                    cards.append({
+                        "ord": card.ord,
+                        "deck": col.decks.name(card.did),
+                        "flag": card.user_flag(),
+                        "id": card.id,
+                        "question": card.question(),
+                        "answer": card.answer(),
+                        "css": output.css,
+                    })
+                note.load()
+                out["notes"].append({"notetype": type_name, "fields": list(note.fields), "tags": list(note.tags), "cards": cards})
+            json.dump(out, result, ensure_ascii=False)
+        finally:
+            col.close()
+
+
+if __name__ == "__main__":
+    main()
