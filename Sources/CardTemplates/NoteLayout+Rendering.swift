@@ -66,7 +66,7 @@ extension NoteLayout {
         switch kind {
         case .cloze:
             guard !Cloze.numbers(inFields: renderer.fields.values).contains(ordinal + 1) else { return nil }
-            return "<div>No cloze \(ordinal + 1) found on card.\nPlease either add a cloze deletion, or use the Empty Cards tool."
+            return "<div>No cloze \u{2068}\(ordinal + 1)\u{2069} found on card.\nPlease either add a cloze deletion, or use the Empty Cards tool."
                 + "<br><a href='https://docs.ankiweb.net/templates/errors.html#no-cloze-filter-on-cloze-note-type'>More information</a></div>"
         case .standard:
             guard !browser, !question.rendersNonEmpty(nonEmptyFields: renderer.nonEmpty) else { return nil }

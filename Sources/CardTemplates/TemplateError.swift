@@ -22,21 +22,27 @@ public enum TemplateError: Error, Sendable, Hashable {
     /// or a type with none). Not one of Anki's template messages: Anki refuses such a card.
     case missingTemplate(ordinal: Int)
 
-    /// Anki's English description of the problem (the `card-template-rendering-*` messages).
-    public var message: String {
+    /// Anki's English description of the problem (the `card-template-rendering-*` messages),
+    /// for example `Found '{{Bak}}', but there is no field called 'Bak'`.
+    public var message: String { text(isolating: false) }
+
+    /// The message; with `isolating`, each inserted value is wrapped in U+2068 … U+2069 as
+    /// Anki's localization (Fluent) does in the HTML it renders.
+    func text(isolating: Bool) -> String {
+        func v(_ value: String) -> String { isolating ? "\u{2068}\(value)\u{2069}" : value }
         switch self {
         case .conditionalNotClosed(let key):
-            return "Missing '{{/\(key)}}'"
+            return "Missing '\(v("{{/\(key)}}"))'"
         case .conditionalNotOpen(let closed, let open?):
-            return "Found '{{/\(closed)}}', but expected '{{/\(open)}}'"
+            return "Found '\(v("{{/\(closed)}}"))', but expected '\(v("{{/\(open)}}"))'"
         case .conditionalNotOpen(let closed, nil):
-            return "Found '{{/\(closed)}}', but missing '{{#\(closed)}}' or '{{^\(closed)}}'"
+            return "Found '\(v("{{/\(closed)}}"))', but missing '\(v("{{#\(closed)}}"))' or '\(v("{{^\(closed)}}"))'"
         case .fieldNotFound(let field, let filters):
-            return "Found '{{\(filters)\(field)}}', but there is no field called '\(field)'"
+            return "Found '\(v("{{\(filters)\(field)}}"))', but there is no field called '\(v(field))'"
         case .noSuchConditional(let condition):
-            return "Found '{{\(condition)}}', but there is no field called '\(condition.dropFirst())'"
+            return "Found '\(v("{{\(condition)}}"))', but there is no field called '\(v(String(condition.dropFirst())))'"
         case .missingTemplate(let ordinal):
-            return "The note type has no card template \(ordinal + 1)"
+            return "The note type has no card template \(v(String(ordinal + 1)))"
         }
     }
 
@@ -46,7 +52,8 @@ public enum TemplateError: Error, Sendable, Hashable {
     }
 
     /// The HTML Anki renders in place of both sides of the card: a header naming the side, the
-    /// escaped ``message`` and a link to Anki's manual.
+    /// escaped ``message`` (with Unicode isolation marks around the quoted parts, as Anki's) and
+    /// a link to Anki's manual.
     public func html(side: Side, browser: Bool = false) -> String {
         let header: String
         switch (side, browser) {
@@ -55,7 +62,7 @@ public enum TemplateError: Error, Sendable, Hashable {
         case (.question, true): header = "Browser-specific front template has a problem:"
         case (.answer, true): header = "Browser-specific back template has a problem:"
         }
-        let details = HTMLEscaping.minimal(message)
+        let details = HTMLEscaping.minimal(text(isolating: true))
         return "\(header)<br>\(details)<br><a href='\(Self.syntaxErrorLink)'>More information</a>"
     }
 

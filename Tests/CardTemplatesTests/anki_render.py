@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 from anki.collection import Collection
+from anki.template import TemplateRenderContext
 
 LONG_EXAMPLE = "".join("example sentence %d, with some text; " % i for i in range(140))
 
@@ -31,6 +32,26 @@ CUSTOM_TEMPLATES = [
      "{{FrontSide}}<hr id=answer>{{hint:text:Notes}}<!-- comment {{Word}} -->{{^Notes}}no notes{{/Notes}} {{ Meaning }}"),
 ]
 CUSTOM_CSS = ".card { font-family: serif; background: url('_paper.png'); }\n.hint { color: gray; }"
+
+# More custom types: a cloze type using every cloze filter and cloze sections, a standard type
+# with the alternate delimiters, and one whose fields shadow special fields.
+EXTRA_TYPES = [
+    ("ClozeFilters", True, ["Text", "Extra"], [(
+        "Cloze",
+        "{{cloze:Text}}<br>{{cloze-only:Text}}<br>{{type:cloze:Text}}{{#c2}} second{{/c2}}{{^c1}} not first{{/c1}}",
+        "{{cloze:Text}}<br>{{cloze-only:Text}}<br>{{text:cloze:Text}}<br>{{hint:Extra}}{{type:cloze:Text}} {{Card}}",
+    )], ".cloze { color: red }"),
+    ("AltDelimiters", False, ["Front", "Back"], [(
+        "Alt",
+        "  {{=<% %>=}}<%Front%> {{Front}} <% #Back %>has back<%/Back%>",
+        "{{=<% %>=}}<%FrontSide%><hr id=answer><%text:Back%>",
+    )], ""),
+    ("Shadow", False, ["Tags", "Deck", "Card"], [(
+        "Shadowing",
+        "{{Tags}}|{{Deck}}|{{Card}}|{{Subdeck}}|{{Type}}",
+        "{{FrontSide}}<hr id=answer>{{kanji:Card}}",
+    )], ""),
+]
 
 # (note type, fields, tags, deck, flag of the first card)
 NOTES = [
@@ -68,7 +89,46 @@ NOTES = [
     ("Vocab5", ["", "", "", "", "<br>"], [], "Default", 0),
     ("Vocab5", ["長い", "long", "", LONG_EXAMPLE, "<i>" + LONG_EXAMPLE + "</i>"], [], "Default", 0),
     ("Vocab5", ["<div> </div>", "", "日本語[にほんご] 漢字[かんじ]", "", ""], [], "Default", 5),
+    ("Vocab5", ["a & b &amp; c", "x &lt; y", "&nbsp;語[ご]&nbsp;本[ほん] [sound:a.mp3] x[sound:b.mp3]", "", "<b>bold</b> &bogus; text"], ["t"], "Default", 0),
+    ("ClozeFilters", ["{{c1::one}} {{c2::two::hint}} {{c1::one}} {{c1,2::both}}", "extra <b>html</b>"], [], "Default", 0),
+    ("ClozeFilters", ["{{c1::same}} and {{c1::same}}", ""], [], "Default", 0),
+    ("ClozeFilters", ["{{c2::only two}}", ""], [], "Default", 0),
+    ("AltDelimiters", ["front", "back <b>b</b>"], [], "Default", 0),
+    ("AltDelimiters", ["front", ""], [], "Default", 0),
+    ("Shadow", ["my tags", "my deck", "x[y]"], ["real"], "Real::Deck", 6),
+    ("Shadow", ["", "", ""], [], "Real::Deck", 0),
 ]
+
+
+# Templates with problems, rendered for a Basic note through the card layout path
+# (Anki refuses to save note types whose templates name missing fields).
+BROKEN_TEMPLATES = [
+    ("{{Front}}{{Missing}}", "x"),
+    ("{{text:hint:Missing}}", ""),
+    ("{{#Front}}x", "y"),
+    ("{{/Front}}", ""),
+    ("{{#Front}}{{/Back}}", ""),
+    ("{{#Nope}}{{/Nope}}", ""),
+    ("{{Front}}", "{{^Nope}}{{/Nope}}"),
+    ("{{Front}}", "{{#Back}}"),
+    ("{{Front}}<!-- {{Missing}} -->", "{{FrontSide}} {{}}"),
+]
+
+
+def render_broken(col):
+    model = col.models.by_name("Basic")
+    note = col.new_note(model)
+    note["Front"] = "f"
+    note["Back"] = "b"
+    col.add_note(note, col.decks.id("Default"))
+    card = note.cards()[0]
+    out = []
+    for qfmt, afmt in BROKEN_TEMPLATES:
+        template = {"name": "Broken", "ord": 0, "qfmt": qfmt, "afmt": afmt, "bqfmt": "", "bafmt": "", "did": None}
+        rendered = TemplateRenderContext.from_card_layout(note, card, model, template, False).render()
+        out.append({"qfmt": qfmt, "afmt": afmt, "fields": list(note.fields),
+                    "question": rendered.question_text, "answer": rendered.answer_text})
+    return out
 
 
 def add_custom_type(col):
@@ -85,6 +145,23 @@ def add_custom_type(col):
     mm.add(m)
 
 
+def add_extra_types(col):
+    mm = col.models
+    for name, is_cloze, fields, templates, css in EXTRA_TYPES:
+        m = mm.new(name)
+        if is_cloze:
+            m["type"] = 1
+        for field in fields:
+            mm.add_field(m, mm.new_field(field))
+        for tname, qfmt, afmt in templates:
+            t = mm.new_template(tname)
+            t["qfmt"] = qfmt
+            t["afmt"] = afmt
+            mm.add_template(m, t)
+        m["css"] = css
+        mm.add(m)
+
+
 def main():
     # Anki prints deprecation notes on stdout: keep stdout for the JSON alone
     result = sys.stdout
@@ -93,6 +170,7 @@ def main():
         col = Collection(os.path.join(tmp, "collection.anki2"))
         try:
             add_custom_type(col)
+            add_extra_types(col)
             out = {"notetypes": {}, "notes": []}
             for m in col.models.all():
                 out["notetypes"][m["name"]] = {
@@ -125,6 +203,7 @@ def main():
                     })
                 note.load()
                 out["notes"].append({"notetype": type_name, "fields": list(note.fields), "tags": list(note.tags), "cards": cards})
+            out["broken"] = render_broken(col)
             json.dump(out, result, ensure_ascii=False)
         finally:
             col.close()
