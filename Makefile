@@ -3,7 +3,7 @@
 
 SWIFT       ?= swift
 APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev libmd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc time
-PY_PKGS     := genanki anki
+PY_PKGS     := genanki anki fsrs
 DEMO_DIR    := demo
 DECK        := .build/debug/deck
 
@@ -19,9 +19,10 @@ deps:
 	  else echo "make: missing system packages:$$missing (run as root, or install them)" >&2; exit 1; fi; \
 	fi
 
-# Python peers for interop tests (genanki writes legacy .apkg; anki is current Anki's backend).
+# Python peers for interop tests (genanki writes legacy .apkg; anki is current Anki's backend;
+# fsrs is the FSRS reference implementation the scheduler is checked against).
 pydeps:
-	@python3 -c 'import genanki, anki' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $(PY_PKGS)
+	@python3 -c 'import genanki, anki, fsrs' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $(PY_PKGS)
 
 build: deps
 	$(SWIFT) build

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "DeckDocument", targets: ["DeckDocument"]),
         .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "CardTemplates", targets: ["CardTemplates"]),
+        .library(name: "Scheduling", targets: ["Scheduling"]),
         .executable(name: "deck", targets: ["deck"]),
     ],
     targets: [
@@ -55,6 +56,11 @@ let package = Package(
         // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
         .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest"]),
 
+        // MARK: Scheduling
+
+        // FSRS-6 and SM-2 as Anki's v3 scheduler applies them, and study queues: plain values, no store.
+        .target(name: "Scheduling"),
+
         // MARK: Interchange
 
         // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
@@ -81,6 +87,8 @@ let package = Package(
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
+        // The scheduler against the `fsrs` package and current Anki (python3 peers).
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], exclude: ["Peers"]),
         .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
