@@ -1,12 +1,44 @@
 // swift-tools-version:6.0
 // SampleDeck: flash-card document packages (.sampledeck), a SwiftData-shaped persistence
 // library, interchange with CSV/TSV, JSON and Anki, and the `deck` command-line tool.
+import Foundation
+import CompilerPluginSupport
 import PackageDescription
+
+// MARK: The toolchain's swift-syntax (for the macros)
+
+/// The directory of the swift-syntax host modules shipped with the toolchain that runs this
+/// build (`<toolchain>/usr/lib/swift/host`): from `SAMPLEDECK_SWIFT_HOST_LIBS` when set,
+/// otherwise found beside the `swift` executable on `PATH` (symlinks resolved).
+let swiftHostLibraries: String = {
+    let environment = ProcessInfo.processInfo.environment
+    if let override = environment["SAMPLEDECK_SWIFT_HOST_LIBS"], !override.isEmpty { return override }
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+        guard FileManager.default.isExecutableFile(atPath: candidate.path) else { continue }
+        let host = candidate.resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("../lib/swift/host").standardizedFileURL
+        if FileManager.default.fileExists(atPath: host.appendingPathComponent("libSwiftSyntax.so").path) { return host.path }
+    }
+    return "/usr/lib/swift/host"
+}()
+
+/// The host modules the macro plugin uses, linked from `swiftHostLibraries`.
+let swiftSyntaxModules = [
+    "SwiftSyntax", "SwiftSyntaxMacros", "SwiftSyntaxBuilder", "SwiftDiagnostics", "SwiftBasicFormat",
+    "SwiftParser", "SwiftParserDiagnostics", "SwiftOperators", "SwiftIfConfig", "SwiftSyntaxMacroExpansion",
+    "SwiftCompilerPluginMessageHandling",
+]
+let hostModuleSettings: [SwiftSetting] = [.unsafeFlags(["-I", swiftHostLibraries])]
+let hostModuleLinking: [LinkerSetting] = [.unsafeFlags(["-L", swiftHostLibraries, "-Xlinker", "-rpath", "-Xlinker", swiftHostLibraries])]
+    + swiftSyntaxModules.map { .linkedLibrary($0) }
 
 let package = Package(
     name: "SampleDeck",
     products: [
         .library(name: "Persistence", targets: ["Persistence"]),
+        // `@Model`, `@Attribute`, `@Relationship`, `@Transient`, `#Unique`, `#Index` over Persistence.
+        .library(name: "PersistenceMacros", targets: ["PersistenceMacros"]),
         .library(name: "DeckDocument", targets: ["DeckDocument"]),
         .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "CardTemplates", targets: ["CardTemplates"]),
@@ -48,6 +80,10 @@ let package = Package(
         // several class properties per row); debug builds, and so the tests, keep them.
         .target(name: "Persistence", dependencies: ["SQLite", "Digest"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        // The compiler plugin implementing the model macros, built against the toolchain's swift-syntax.
+        .macro(name: "PersistenceMacrosPlugin", swiftSettings: hostModuleSettings, linkerSettings: hostModuleLinking),
+        // The macro declarations (`@Model` and its companions); re-exports Persistence.
+        .target(name: "PersistenceMacros", dependencies: ["Persistence", "PersistenceMacrosPlugin"]),
 
         // MARK: The document format
 
@@ -85,6 +121,8 @@ let package = Package(
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
+        // Models declared through the macros, on in-memory and file stores.
+        .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         // The scheduler against the `fsrs` package and current Anki (python3 peers).

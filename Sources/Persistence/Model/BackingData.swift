@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import SQLite
 
 /// The persistence state a context keeps inside each model: identity, the last stored
@@ -19,8 +20,26 @@ public final class BackingData {
     var snapshot: StoredValues?
     /// Loaded or assigned relationship contents, by relationship key path.
     var relationships: [AnyKeyPath: RelationshipContent] = [:]
+    /// The observation registrar of a `@Model` class, made on the first read through an
+    /// accessor: until then nobody can be observing the model, so a setter skips the
+    /// notification, and models the context makes and fills never pay for one.
+    @usableFromInline var registrar: ObservationRegistrar?
 
     public init() {}
+
+    /// The registrar, made on first use.
+    @usableFromInline
+    func observationRegistrar() -> ObservationRegistrar {
+        if let registrar { return registrar }
+        let made = ObservationRegistrar()
+        registrar = made
+        return made
+    }
+
+    /// Whether anything may be observing the model (an accessor was read), for the setters
+    /// `@Model` generates.
+    @inlinable
+    public var _$isObserved: Bool { registrar != nil }
 
     func identifier(entityName: String) -> PersistentIdentifier {
         PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entityName,

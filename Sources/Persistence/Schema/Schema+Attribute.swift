@@ -15,6 +15,14 @@ extension Schema {
             case index
             /// Large values are kept in files beside the store (see issue 3's external storage).
             case externalStorage
+            /// Observed but not stored (`@Attribute(.ephemeral)`): the macro leaves it out of the schema.
+            case ephemeral
+            /// The value is kept in the history's record of a deletion (SwiftData's tombstone).
+            case preserveValueOnDeletion
+            /// Accepted for SwiftData source compatibility: Spotlight indexing, which Linux lacks.
+            case spotlight
+            /// Accepted for SwiftData source compatibility: CloudKit encryption, which Linux lacks.
+            case allowsCloudEncryption
         }
 
         /// The property (and column) name.
@@ -34,7 +42,11 @@ extension Schema {
         /// Reads the attribute of a model as a stored value.
         let read: (AnyObject) -> SQLValue
         /// Writes a stored value to the attribute of a model; false when it does not convert.
+        /// Observers of the model are told (rollback, undo, another context's save).
         let write: (AnyObject, SQLValue) -> Bool
+        /// Writes a stored value into a model the context has just made from a row (nobody
+        /// observes it yet): in place for a `@Model` class, else as ``write``.
+        let materialize: (AnyObject, SQLValue) -> Bool
         /// Binds the attribute of a model straight to a statement parameter (fast path).
         let bind: (AnyObject, Statement, Int32) -> Void
         /// Prepares fast access with a prototype instance of the model.
@@ -43,8 +55,8 @@ extension Schema {
         @usableFromInline
         init(name: String, keyPath: AnyKeyPath, options: Set<Option>, originalName: String?, isOptional: Bool,
              sqlType: String, valueTypeName: String, read: @escaping (AnyObject) -> SQLValue,
-             write: @escaping (AnyObject, SQLValue) -> Bool, bind: @escaping (AnyObject, Statement, Int32) -> Void,
-             resolve: @escaping (AnyObject) -> Void) {
+             write: @escaping (AnyObject, SQLValue) -> Bool, materialize: ((AnyObject, SQLValue) -> Bool)? = nil,
+             bind: @escaping (AnyObject, Statement, Int32) -> Void, resolve: @escaping (AnyObject) -> Void) {
             self.name = name
             self.keyPath = keyPath
             self.options = options
@@ -54,6 +66,7 @@ extension Schema {
             self.valueTypeName = valueTypeName
             self.read = read
             self.write = write
+            self.materialize = materialize ?? write
             self.bind = bind
             self.resolve = resolve
         }
@@ -62,6 +75,8 @@ extension Schema {
     }
 
     /// How deleting a model affects the models a relationship points to.
+    ///
+    /// SwiftData spells it `Schema.Relationship.DeleteRule`; that name works here too.
     public enum DeleteRule: String, Sendable, Hashable {
         /// Related models are deleted too.
         case cascade
@@ -89,6 +104,21 @@ extension Schema {
         public var destinationName: String { destination.entityName }
 
         public var description: String { "\(name) -> \(isToMany ? "[\(destinationName)]" : destinationName)" }
+
+        /// SwiftData's name for ``Schema/DeleteRule``.
+        public typealias DeleteRule = Schema.DeleteRule
+
+        /// Options of `@Relationship(_:)`. Besides SwiftData's `.unique`, the delete rules are
+        /// accepted here too, for the early SwiftData spelling `@Relationship(.cascade)`.
+        public struct Option: Hashable, Sendable {
+            let name: String
+            /// Accepted for SwiftData source compatibility (a relationship is unique by its key).
+            public static let unique = Option(name: "unique")
+            public static let cascade = Option(name: "cascade")
+            public static let nullify = Option(name: "nullify")
+            public static let deny = Option(name: "deny")
+            public static let noAction = Option(name: "noAction")
+        }
     }
 }
 

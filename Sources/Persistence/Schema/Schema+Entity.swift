@@ -45,7 +45,8 @@ extension Schema {
         var externalStorage: ExternalStorage?
         /// Positions of the `.externalStorage` attributes in `attributes`.
         private(set) var externalAttributeIndexes: [Int] = []
-        /// The attributes' accessors, kept apart so hot loops don't copy `Attribute` values.
+        /// The attributes' readers and materializing writers, kept apart so hot loops don't copy
+        /// `Attribute` values.
         private(set) var readers: [(AnyObject) -> SQLValue] = []
         private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
         /// Statements the context writes for this entity, built once.
@@ -141,7 +142,7 @@ extension Schema {
             selectPositions = columnNames.map { name in Int32(columns.firstIndex(of: name) ?? 0) }
             insertStatementSQL = makeInsertSQL()
             readers = attributes.map(\.read)
-            writers = attributes.map(\.write)
+            writers = attributes.map(\.materialize)
         }
 
         private func makeInsertSQL() -> String {

@@ -130,7 +130,20 @@ extension Schema.PropertyMetadata {
             minimumModelCount: nil, maximumModelCount: nil, originalName: originalName, destination: T.self)))
     }
 
+    /// A non-optional to-one relationship (`var photo: Photo`): the model must be given its
+    /// destination before it is saved, and reading it before then stops the program.
+    public static func relationship<M: PersistentModel, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T>,
+        deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil, originalName: String? = nil
+    ) -> Self {
+        Self(kind: .relationship(Schema.Relationship(
+            name: name, keyPath: keyPath, isToMany: false, deleteRule: deleteRule, inverseKeyPath: inverse,
+            minimumModelCount: nil, maximumModelCount: nil, originalName: originalName, destination: T.self)))
+    }
+
     /// A to-many relationship; with a to-one inverse it is one-to-many, otherwise many-to-many.
+    ///
+    /// A count of 0 (SwiftData's default for both bounds) means no bound.
     public static func relationship<M: PersistentModel, T: PersistentModel>(
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]>,
         deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil,
@@ -138,7 +151,8 @@ extension Schema.PropertyMetadata {
     ) -> Self {
         Self(kind: .relationship(Schema.Relationship(
             name: name, keyPath: keyPath, isToMany: true, deleteRule: deleteRule, inverseKeyPath: inverse,
-            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount,
+            minimumModelCount: minimumModelCount == 0 ? nil : minimumModelCount,
+            maximumModelCount: maximumModelCount == 0 ? nil : maximumModelCount,
             originalName: originalName, destination: T.self)))
     }
 
@@ -163,12 +177,14 @@ private let jsonEncoder: JSONEncoder = {
     return encoder
 }()
 
+@usableFromInline
 func encodeJSON<V: Encodable>(_ value: V) -> SQLValue {
     if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
     guard let data = try? jsonEncoder.encode(value) else { return .null }
     return .text(String(decoding: data, as: UTF8.self))
 }
 
+@usableFromInline
 func decodeJSON<V: Decodable>(_ value: SQLValue) -> V? {
     if value.isNull, let none = Optional<Any>.none as? V { return none }
     guard let text = String.fromDatabaseValue(value) else { return nil }

@@ -189,8 +189,14 @@ extension Schema.Attribute {
             guard let data = storage.data(for: reference) else { return false }
             return base.write(object, .blob(data))
         }
+        let materialize: (AnyObject, SQLValue) -> Bool = { [weak owner] object, value in
+            guard case .text(let reference) = value, reference.hasPrefix(ExternalStorage.prefix),
+                  let storage = owner?.externalStorage else { return base.materialize(object, value) }
+            guard let data = storage.data(for: reference) else { return false }
+            return base.materialize(object, .blob(data))
+        }
         return Schema.Attribute(name: name, keyPath: keyPath, options: options, originalName: originalName, isOptional: isOptional,
-                                sqlType: sqlType, valueTypeName: valueTypeName, read: read, write: write,
+                                sqlType: sqlType, valueTypeName: valueTypeName, read: read, write: write, materialize: materialize,
                                 bind: { object, statement, index in statement.bind(read(object), at: index) },
                                 resolve: base.resolve)
     }

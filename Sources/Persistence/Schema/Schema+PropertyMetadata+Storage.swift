@@ -1,0 +1,215 @@
+import Foundation
+import Observation
+import SQLite
+
+// The schema lines `@Model` generates. A macro model keeps each attribute in a private
+// backing stored property (`_front` behind `front`), so the context reads and writes it in
+// place while the public property is an observable accessor. These factories take both key
+// paths: the public one names the attribute (predicates, sorts, observers), the storage one
+// is where the value lives.
+//
+// `storage:` holds the value with the property's own type; `unwrappedStorage:` holds it as an
+// optional for a non-optional property of a type the macro can't give a placeholder value
+// (an enum, a struct): it is nil only until an initializer sets the property.
+
+extension Schema.PropertyMetadata {
+    /// An attribute over backing storage: observed writes (rollback, undo, another context's
+    /// save) tell the model's observers; writes into a model just made from a row don't.
+    @inlinable
+    static func storedAttribute<M: PersistentModel & Observable, V, S>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, S>,
+        options: Set<Schema.Attribute.Option>, originalName: String?, isOptional: Bool, sqlType: String,
+        encode: @escaping (S) -> SQLValue, decode: @escaping (SQLValue) -> S?, bind: @escaping (S, Statement, Int32) -> Void
+    ) -> Self {
+        let property = StoredProperty(storage)
+        return Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: isOptional, sqlType: sqlType, valueTypeName: String(describing: V.self),
+            read: { encode(property.get($0)) },
+            write: { object, value in
+                guard let converted = decode(value) else { return false }
+                let model = unsafeDowncast(object, to: M.self)
+                if let registrar = model.persistentBackingData.registrar {
+                    registrar.willSet(model, keyPath: keyPath)
+                    property.set(object, converted)
+                    registrar.didSet(model, keyPath: keyPath)
+                } else {
+                    property.set(object, converted)
+                }
+                return true
+            },
+            materialize: { object, value in
+                guard let converted = decode(value) else { return false }
+                property.set(object, converted)
+                return true
+            },
+            bind: { object, statement, index in bind(property.get(object), statement, index) },
+            resolve: { prototype in property.resolve(prototype: prototype) { encode($0) == encode($1) } })))
+    }
+
+    // MARK: Values that convert to a column (numbers, strings, dates, data, UUID, URL, Decimal)
+
+    /// An attribute of a `@Model` class kept in backing storage of its own type.
+    @inlinable
+    public static func attribute<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
+                        encode: { $0.databaseValue }, decode: { V.fromDatabaseValue($0) },
+                        bind: { value, statement, index in value.bind(to: statement, at: index) })
+    }
+
+    /// An attribute of a `@Model` class kept in optional backing storage.
+    @inlinable
+    public static func attribute<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: false, sqlType: sqlType(for: V.self),
+                        encode: { $0.databaseValue }, decode: { V.fromDatabaseValue($0).map { Optional($0) } },
+                        bind: { value, statement, index in value.bind(to: statement, at: index) })
+    }
+
+    // MARK: Enums (stored as their raw value)
+
+    /// An enum attribute of a `@Model` class, stored as its raw value.
+    @inlinable
+    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: false, sqlType: sqlType(for: V.RawValue.self),
+                        encode: { $0.rawValue.databaseValue },
+                        decode: { V.RawValue.fromDatabaseValue($0).flatMap(V.init(rawValue:)) },
+                        bind: { value, statement, index in value.rawValue.bind(to: statement, at: index) })
+    }
+
+    /// An optional enum attribute of a `@Model` class, stored as its raw value or NULL.
+    @inlinable
+    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V?>, storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: true, sqlType: sqlType(for: V.RawValue.self),
+                        encode: { $0?.rawValue.databaseValue ?? .null },
+                        decode: { value -> V?? in
+                            if value.isNull { return .some(nil) }
+                            return V.RawValue.fromDatabaseValue(value).flatMap(V.init(rawValue:)).map { Optional($0) }
+                        },
+                        bind: { value, statement, index in value?.rawValue.bind(to: statement, at: index) ?? statement.bind(.null, at: index) })
+    }
+
+    /// A non-optional enum attribute of a `@Model` class kept in optional backing storage.
+    @inlinable
+    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: false, sqlType: sqlType(for: V.RawValue.self),
+                        encode: { $0?.rawValue.databaseValue ?? .null },
+                        decode: { V.RawValue.fromDatabaseValue($0).flatMap(V.init(rawValue:)).map { Optional($0) } },
+                        bind: { value, statement, index in value?.rawValue.bind(to: statement, at: index) ?? statement.bind(.null, at: index) })
+    }
+
+    // MARK: Codable values (stored as JSON text)
+
+    /// A `Codable` attribute of a `@Model` class (a struct, an array, a dictionary), stored as
+    /// JSON text with sorted keys.
+    @inlinable
+    public static func codable<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: V.self is any OptionalProtocol.Type, sqlType: "TEXT",
+                        encode: { encodeJSON($0) }, decode: { decodeJSON($0) },
+                        bind: { value, statement, index in statement.bind(encodeJSON(value), at: index) })
+    }
+
+    /// A non-optional `Codable` attribute of a `@Model` class kept in optional backing storage.
+    @inlinable
+    public static func codable<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self {
+        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                        isOptional: false, sqlType: "TEXT",
+                        encode: { $0.map { encodeJSON($0) } ?? .null },
+                        decode: { value -> V?? in (decodeJSON(value) as V?).map { Optional($0) } },
+                        bind: { value, statement, index in statement.bind(value.map { encodeJSON($0) } ?? .null, at: index) })
+    }
+
+    // MARK: Properties whose type the macro can't classify
+
+    // `@Model` can't tell from the syntax alone whether `var category: Category` is an enum,
+    // a `Codable` struct or another model; it writes `persisted(...)` and these overloads
+    // pick the attribute or the relationship from the type.
+
+    @inlinable
+    public static func persisted<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V?>, storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable @_disfavoredOverload
+    public static func persisted<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    /// An optional to-one relationship declared without `@Relationship`.
+    public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T?>, storage: ReferenceWritableKeyPath<M, T?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
+    /// A to-many relationship declared without `@Relationship`.
+    public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]>, storage: ReferenceWritableKeyPath<M, [T]>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
+    @inlinable
+    public static func persisted<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { attribute(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        attribute(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName)
+    }
+
+    @inlinable @_disfavoredOverload
+    public static func persisted<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { codable(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+
+    /// A non-optional to-one relationship declared without `@Relationship`.
+    public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T>, unwrappedStorage storage: ReferenceWritableKeyPath<M, T?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+}
