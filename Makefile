@@ -3,7 +3,7 @@
 
 SWIFT       ?= swift
 APT_PKGS    := libsqlite3-dev libarchive-dev libzstd-dev libmd-dev zlib1g-dev sqlite3 libarchive-tools unzip zip mandoc time
-PY_PKGS     := genanki anki fsrs
+PY_PKGS     := genanki anki fsrs jsonschema
 DEMO_DIR    := demo
 DECK        := .build/debug/deck
 
@@ -22,7 +22,7 @@ deps:
 # Python peers for interop tests (genanki writes legacy .apkg; anki is current Anki's backend;
 # fsrs is the FSRS reference implementation the scheduler is checked against).
 pydeps:
-	@python3 -c 'import genanki, anki, fsrs' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $(PY_PKGS)
+	@python3 -c 'import genanki, anki, fsrs, jsonschema' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check $(PY_PKGS)
 
 build: deps
 	$(SWIFT) build

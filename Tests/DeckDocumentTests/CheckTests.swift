@@ -103,4 +103,33 @@ import Testing
             }
         }
     }
+
+    /// Every table and column of a format version 2 store is named in docs/FORMAT.md and
+    /// sampledeck(5), each column in its table's section of the document.
+    @Test func formatDocumentNamesEveryVersion2TableAndColumn() throws {
+        let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
+        let page = try String(contentsOf: root.appendingPathComponent("man/sampledeck.5"), encoding: .utf8)
+        let version2 = try #require(doc.components(separatedBy: "\n# Format version 1").first)
+        let playground = try Playground()
+        let store = playground.file("v2.sqlite")
+        try DeckStoreV2.createStore(at: store, title: "Documented")
+        let db = try Database(path: store.path, mode: .readOnly)
+        defer { db.close() }
+        let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").compactMap { row -> String? in
+            if case .text(let name) = row[0], !DeckStoreV2.searchShadowTables.contains(name) { name } else { nil }
+        }
+        #expect(tables.count == 17)
+        for table in tables {
+            #expect(version2.contains("`\(table)"), "\(table)")
+            if !table.hasPrefix("persistence") { #expect(page.contains("Sy \(table)"), "sampledeck.5: \(table)") }
+            let section = version2.components(separatedBy: "`\(table)").dropFirst().joined()
+            for column in try db.columns(of: table) where column != "pk" {
+                #expect(section.contains(column), "\(table).\(column)")
+                if !["NoteSearchPending", "persistence_metadata", "Note_tags", "Note_media"].contains(table) {
+                    #expect(page.contains("Cm \(column)"), "sampledeck.5: \(table).\(column)")
+                }
+            }
+        }
+    }
 }
