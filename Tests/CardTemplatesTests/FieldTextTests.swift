@@ -1,0 +1,53 @@
+import Testing
+@testable import CardTemplates
+
+/// Plain text, terminal text and media references.
+@Suite struct FieldTextTests {
+    @Test func plainTextKeepsLines() {
+        #expect(FieldText.plainText(fromHTML: "<b>chat</b><div>le&nbsp;chat</div>") == "chat\nle chat")
+        #expect(FieldText.plainText(fromHTML: "<div>a</div><div>b</div>") == "a\nb")
+        #expect(FieldText.plainText(fromHTML: "a<br>b<br/><br />c") == "a\nb\n\nc")
+        #expect(FieldText.plainText(fromHTML: "  many   spaces\n and\tlines  ") == "many spaces and lines")
+        #expect(FieldText.plainText(fromHTML: "<p>one</p><p>two</p>") == "one\ntwo")
+        #expect(FieldText.plainText(fromHTML: "<ul><li>x</li><li>y</li></ul>") == "x\ny")
+        #expect(FieldText.plainText(fromHTML: "<style>.a{}</style><!-- c --><script>x()</script>text") == "text")
+        #expect(FieldText.plainText(fromHTML: "Tom &amp; Jerry & co &bogus; &#233;&#x41;") == "Tom & Jerry & co &bogus; éA")
+        #expect(FieldText.plainText(fromHTML: "a < b and c > d") == "a < b and c > d")
+        #expect(FieldText.plainText(fromHTML: "<img src=\"a.png\">[sound:b.mp3]") == "[sound:b.mp3]")
+        #expect(FieldText.plainText(fromHTML: "") == "")
+        #expect(FieldText.plainText(fromHTML: "<div><br></div>") == "")
+    }
+
+    @Test func terminalText() {
+        #expect(FieldText.terminalText(fromHTML: "see <img src=\"dog.png\"> and [sound:bark.mp3]") == "see [image: dog.png] and [sound: bark.mp3]")
+        #expect(FieldText.terminalText(fromHTML: "front<hr id=answer>back") == "front\n----------\nback")
+        #expect(FieldText.terminalText(fromHTML: "<ul><li>x</li><li>y</li></ul>") == "• x\n• y")
+        #expect(FieldText.terminalText(fromHTML: "{{type}} [[type:Front]]") == "{{type}} [type: Front]")
+        let layout = NoteLayout(name: "Cloze", kind: .cloze, fieldNames: ["Text"], templates: [
+            CardLayout(name: "Cloze", questionFormat: "{{cloze:Text}}", answerFormat: "{{cloze:Text}}"),
+        ])
+        let card = layout.render(ordinal: 0, fieldValues: ["{{c1::Paris}} is in {{c2::France::country}}"])
+        #expect(FieldText.terminalText(fromHTML: card.question) == "[...] is in France")
+        #expect(FieldText.terminalText(fromHTML: layout.render(ordinal: 1, fieldValues: ["{{c1::Paris}} is in {{c2::France::country}}"]).question)
+            == "Paris is in [country]")
+    }
+
+    @Test func mediaInHTML() {
+        let html = """
+            <img src="a b.png"> <IMG class=x SRC='c.jpg'> <img src=d.gif alt=x> [sound:e&amp;f.mp3]
+            <audio src="g.ogg"></audio><object data="h.svg"></object><img data-src="i.png">
+            <img src="https://example.com/x.png"> <img src="data:image/png;base64,AAA"> <img src="a b.png">
+            """
+        #expect(FieldText.mediaReferences(inHTML: html) == ["a b.png", "c.jpg", "d.gif", "e&f.mp3", "g.ogg", "h.svg", "i.png"])
+        #expect(FieldText.mediaReferences(inHTML: "no media [sound:] <img>") == [])
+    }
+
+    @Test func mediaInCSS() {
+        let css = """
+            @import "_base.css"; @import url(_more.css);
+            .card { background: url('_paper.png'); } .a { background: url( "b.png" ) }
+            .b { background: url(c.png) } .c { background: url(https://x.org/y.png) } .d { background: url(data:image/png;base64,AA) }
+            """
+        #expect(FieldText.mediaReferences(inCSS: css) == ["_base.css", "_more.css", "_paper.png", "b.png", "c.png"])
+    }
+}
