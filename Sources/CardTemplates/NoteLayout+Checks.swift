@@ -17,8 +17,10 @@ public struct TemplateProblem: Sendable, Hashable {
 
     /// The template's ordinal.
     public var ordinal: Int
+    /// What is wrong.
     public var kind: Kind
 
+    /// A problem of template `ordinal`.
     public init(ordinal: Int, kind: Kind) {
         self.ordinal = ordinal
         self.kind = kind

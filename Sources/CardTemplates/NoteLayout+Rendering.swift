@@ -8,9 +8,10 @@ extension NoteLayout {
     ///   - context: tags, deck, flag and card id for the special fields.
     ///   - browser: use the templates' browser formats where set (and never report a standard
     ///     card blank), as Anki's card list does.
-    ///   - ankiPlayTags: replace `[sound:name]` with `[anki:play:q:0]`, `[anki:play:a:0]`, …
-    ///     (numbered per side) as `card.question()` / `card.answer()` return them; off by default,
-    ///     which keeps the sound tags for exporters and terminals.
+    ///   - ankiPlayTags: replace `[sound:name]` and `[anki:tts …]…[/anki:tts]` with
+    ///     `[anki:play:q:0]`, `[anki:play:a:0]`, … (numbered per side) as `card.question()` /
+    ///     `card.answer()` return them; off by default, which keeps the tags for exporters and
+    ///     terminals.
     /// - Returns: the card. Template problems do not throw: as in Anki, both sides then hold the
     ///   error text and ``RenderedCard/error`` says what failed. Costs one parse and one pass over
     ///   each side's template.
@@ -190,27 +191,70 @@ struct TemplateRenderer {
     }
 }
 
-/// `[sound:name]` as the `[anki:play:q:N]` tags `card.question()` returns.
+/// `[sound:name]` and `[anki:tts …]…[/anki:tts]` as the `[anki:play:q:N]` tags
+/// `card.question()` returns (numbered in order per side).
 enum PlayTags {
     static func replace(_ text: String, side: String) -> String {
         let b = Array(text.utf8)
-        let open = Array("[sound:".utf8)
-        guard TemplateLexer.find(b, open, from: 0) != nil else { return text }
+        guard b.contains(UInt8(ascii: "[")) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var i = 0
         var count = 0
         while i < b.count {
-            if b[i] == UInt8(ascii: "["), TemplateLexer.matches(b, open, at: i),
-               let close = b[(i + open.count)...].firstIndex(of: UInt8(ascii: "]")), close > i + open.count {
+            if b[i] == UInt8(ascii: "["), let end = soundTagEnd(b, i) ?? ttsTagEnd(b, i) {
                 out.append(contentsOf: Array("[anki:play:\(side):\(count)]".utf8))
                 count += 1
-                i = close + 1
+                i = end
             } else {
                 out.append(b[i])
                 i += 1
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let soundOpen = Array("[sound:".utf8)
+    private static let ttsOpen = Array("[anki:tts".utf8)
+    private static let ttsClose = Array("[/anki:tts]".utf8)
+
+    /// `[sound:` + at least one character other than `]` + `]`.
+    private static func soundTagEnd(_ b: [UInt8], _ i: Int) -> Int? {
+        guard TemplateLexer.matches(b, soundOpen, at: i),
+              let close = b[(i + soundOpen.count)...].firstIndex(of: UInt8(ascii: "]")),
+              close > i + soundOpen.count else { return nil }
+        return close + 1
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
+
+    /// Anki's directive syntax for `tts`: `[anki:tts` + white space-separated `key=value`
+    /// options (values may be double-quoted) + `]`, content, `[/anki:tts]`; the `lang` option
+    /// must be set (otherwise Anki writes an error message instead, which is not reproduced).
+    private static func ttsTagEnd(_ b: [UInt8], _ start: Int) -> Int? {
+        guard TemplateLexer.matches(b, ttsOpen, at: start) else { return nil }
+        var i = start + ttsOpen.count
+        guard i < b.count, b[i] == UInt8(ascii: "]") || isSpace(b[i]) else { return nil }
+        while i < b.count, isSpace(b[i]) { i += 1 }
+        var lang = false
+        while i < b.count, b[i] != UInt8(ascii: "]") {
+            let keyStart = i
+            while i < b.count, !isSpace(b[i]), b[i] != UInt8(ascii: "]"), b[i] != UInt8(ascii: "=") { i += 1 }
+            guard i > keyStart, i < b.count, b[i] == UInt8(ascii: "=") else { return nil }
+            let key = String(decoding: b[keyStart..<i], as: UTF8.self)
+            i += 1
+            let valueStart = i
+            if i < b.count, b[i] == UInt8(ascii: "\"") {
+                guard let close = b[(i + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                if key == "lang", close > i + 1 { lang = true }
+                i = close + 1
+            } else {
+                while i < b.count, !isSpace(b[i]), b[i] != UInt8(ascii: "]"), b[i] != UInt8(ascii: "\"") { i += 1 }
+                if key == "lang", i > valueStart { lang = true }
+            }
+            while i < b.count, isSpace(b[i]) { i += 1 }
+        }
+        guard i < b.count, lang, let close = TemplateLexer.find(b, ttsClose, from: i + 1) else { return nil }
+        return close + ttsClose.count
     }
 }

@@ -23,6 +23,7 @@ public struct NoteLayout: Sendable, Hashable {
 
     /// The note type's name (`{{Type}}`).
     public var name: String
+    /// Whether notes make a card per template or per cloze number.
     public var kind: Kind
     /// Field names in order; a note's field values are given in the same order.
     public var fieldNames: [String]
@@ -31,6 +32,7 @@ public struct NoteLayout: Sendable, Hashable {
     /// The note type's CSS, returned with every rendered card.
     public var css: String
 
+    /// A note type from its parts (templates in ordinal order, fields in note order).
     public init(name: String, kind: Kind, fieldNames: [String], templates: [CardLayout], css: String = "") {
         self.name = name
         self.kind = kind
@@ -44,13 +46,16 @@ public struct NoteLayout: Sendable, Hashable {
 public struct CardLayout: Sendable, Hashable {
     /// The template's name (`{{Card}}`), e.g. `Card 1`.
     public var name: String
+    /// The question format (Anki's `qfmt`), in the template language of ``ParsedTemplate``.
     public var questionFormat: String
+    /// The answer format (`afmt`); `{{FrontSide}}` in it is the rendered question.
     public var answerFormat: String
     /// The question format for one-line lists (Anki's browser appearance); empty for none.
     public var browserQuestionFormat: String
     /// The answer format for one-line lists; empty for none.
     public var browserAnswerFormat: String
 
+    /// A card template; browser formats default to none.
     public init(name: String, questionFormat: String, answerFormat: String,
                 browserQuestionFormat: String = "", browserAnswerFormat: String = "") {
         self.name = name
@@ -74,6 +79,7 @@ public struct CardContext: Sendable, Hashable {
     /// The card's id (`{{CardID}}`); 0 for a card not yet stored, as Anki shows it.
     public var cardID: Int64
 
+    /// The context of one card; the defaults are what Anki shows for a card not yet added.
     public init(tags: [String] = [], deckName: String = "(Deck)", flag: Int = 0, cardID: Int64 = 0) {
         self.tags = tags
         self.deckName = deckName
@@ -99,6 +105,8 @@ public struct RenderedCard: Sendable, Hashable {
     /// then hold Anki's error text (``TemplateError/html(side:browser:)``).
     public var error: TemplateError?
 
+    /// A rendered card (``NoteLayout/render(ordinal:fieldValues:context:browser:ankiPlayTags:)``
+    /// makes them; this initializer is for callers that cache or fake renders).
     public init(question: String, answer: String, css: String, isEmpty: Bool = false, error: TemplateError? = nil) {
         self.question = question
         self.answer = answer

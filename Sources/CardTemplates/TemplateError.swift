@@ -48,7 +48,10 @@ public enum TemplateError: Error, Sendable, Hashable {
 
     /// The side of the card whose template has the problem.
     public enum Side: Sendable, Hashable {
-        case question, answer
+        /// The question (front) format.
+        case question
+        /// The answer (back) format.
+        case answer
     }
 
     /// The HTML Anki renders in place of both sides of the card: a header naming the side, the

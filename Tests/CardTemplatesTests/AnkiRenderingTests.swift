@@ -34,9 +34,23 @@ struct AnkiRendering: Decodable, Sendable {
         let fields: [String]
         let question, answer: String
     }
+    struct Random: Decodable, Sendable {
+        let kind: Int
+        let qfmt, afmt: String
+        let fields, tags: [String]
+        let ord: Int
+        let question, answer: String
+    }
+    struct Generation: Decodable, Sendable {
+        struct Note: Decodable, Sendable { let fields, tags: [String]; let ords: [Int] }
+        let templates: [NoteType.Template]
+        let notes: [Note]
+    }
     let notetypes: [String: NoteType]
     let notes: [Note]
     let broken: [Broken]
+    let random: [Random]
+    let generation: Generation
 
     /// Runs the peer once; later callers get the same result.
     static let shared: Result<AnkiRendering, PeerError> = {
@@ -156,6 +170,47 @@ struct AnkiRendering: Decodable, Sendable {
             if ours.answer != broken.answer {
                 Issue.record("\(broken.qfmt) / \(broken.afmt): answer differs: \(difference(ours.answer, broken.answer))")
             }
+        }
+    }
+
+    /// 300 seeded random templates and fields (anki_render.py's pieces: sections, every filter,
+    /// special fields, clozes, entities, stray braces), rendered by Anki's card-layout path.
+    @Test func randomTemplatesRenderAsAnki() throws {
+        let anki = try rendering()
+        #expect(anki.random.count == 300)
+        var mismatches = 0
+        for (index, sample) in anki.random.enumerated() {
+            // Anki renders the given template as card `ord`: for a standard type, put it there
+            let template = CardLayout(name: "Fuzz", questionFormat: sample.qfmt, answerFormat: sample.afmt)
+            let filler = CardLayout(name: "Other", questionFormat: "{{F1}}", answerFormat: "")
+            let cloze = sample.kind == 1
+            let layout = NoteLayout(name: cloze ? "FuzzCloze" : "FuzzStandard", kind: cloze ? .cloze : .standard,
+                                    fieldNames: ["F1", "F2", "F3"],
+                                    templates: cloze ? [template] : Array(repeating: filler, count: sample.ord) + [template])
+            // Anki synthesizes the card: no deck (shown as "(Deck)"), no flag, id 0
+            let ours = layout.render(ordinal: sample.ord, fieldValues: sample.fields, context: CardContext(tags: sample.tags), ankiPlayTags: true)
+            let what = "random \(index) \(sample.qfmt.debugDescription) / \(sample.afmt.debugDescription) with \(sample.fields), card \(sample.ord)"
+            if ours.question != sample.question {
+                mismatches += 1
+                Issue.record("\(what): question differs: \(difference(ours.question, sample.question))")
+            }
+            if ours.answer != sample.answer {
+                mismatches += 1
+                Issue.record("\(what): answer differs: \(difference(ours.answer, sample.answer))")
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// 40 random notes of a type with 7 random templates (sections on fields and tags), added to
+    /// Anki: the cards it made.
+    @Test func randomNotesGenerateAsAnki() throws {
+        let anki = try rendering()
+        let layout = NoteLayout(name: "FuzzGeneration", kind: .standard, fieldNames: ["F1", "F2", "F3"],
+                                templates: anki.generation.templates.map { CardLayout(name: $0.name, questionFormat: $0.qfmt, answerFormat: $0.afmt) })
+        #expect(anki.generation.notes.count == 40)
+        for note in anki.generation.notes {
+            #expect(layout.cardOrdinals(fieldValues: note.fields, tags: note.tags) == note.ords, "\(note.fields) \(note.tags)")
         }
     }
 }

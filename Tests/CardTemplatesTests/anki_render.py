@@ -9,6 +9,7 @@ card.question(), card.answer(), card.css()).
 
 import json
 import os
+import random
 import sys
 import tempfile
 
@@ -131,6 +132,100 @@ def render_broken(col):
     return out
 
 
+# Seeded random cases: field values and templates built from pieces that exercise the parser,
+# the filters and cloze handling; rendered through Anki's card-layout path.
+FIELD_PIECES = [
+    "", " ", "<br>", "<div> </div>", "x", "<b>y</b>", "&amp;", "&bogus;", "a & b", "&nbsp;",
+    "{{c1::one}}", "{{c2::two::h}}", "{{c1,2::both}}", "{{c1::out {{c2::in}}}}", "{{c3::unclosed",
+    "{{c0::zero}}", "}}", "::", "日本[にほん]", " 語[ご]", "[sound:s.mp3]", "<img src=\"i.png\">",
+    "\\(<b>m</b>\\)", "{{c1::image-occlusion:rect:left=.1:top=.2:width=.3:height=.4:oi=1}}",
+    "l'été \"é\" <i>ü</i>", "\n", "<!-- c -->", "{{c1::a::b::c}}", "{{c1::x {{c2::y::h2}} z::h1}}",
+    "{{c11::eleven}}", "a[b]c[d]", "x[]", "[[y]]", "<b>漢字</b>[かんじ]", "&#233;&#x41;", "<BR/>",
+    "{{c2::<img src='o.png'>}}", "{{c1::\\(x^2\\)}}", "&lt;b&gt;", "\t",
+]
+TEMPLATE_PIECES = [
+    "{{F1}}", "{{F2}}", "{{F3}}", "{{#F1}}", "{{/F1}}", "{{#F2}}", "{{/F2}}", "{{^F1}}", "{{^F3}}",
+    "{{/F3}}", "{{text:F1}}", "{{hint:F2}}", "{{cloze:F1}}", "{{cloze:F2}}", "{{cloze-only:F1}}",
+    "{{type:F1}}", "{{type:cloze:F1}}", "{{kana:F3}}", "{{furigana:F3}}", "{{kanji:F2}}",
+    "{{text:cloze:F1}}", "{{Tags}}", "{{Deck}}", "{{Subdeck}}", "{{Card}}", "{{Type}}", "{{CardFlag}}",
+    "{{#c1}}", "{{/c1}}", "{{^c2}}", "{{/c2}}", "{{unknown:F1}}", "{{text:unknown:F2}}", "<!-- {{F1}} -->",
+    " text ", "<br>", "{{FrontSide}}", "{{ F1 }}", "{{#Tags}}", "{{/Tags}}", "{{Missing}}", "{{",
+    "}}", "{{text::F1}}", "{{filter:}}", "{{CardID}}", "{{hint:text:F1}}", "{{cloze-only:F3}}",
+    "{{^F2}}", "{{#F3}}", "{{/F1}}", "{{kana:text:F3}}", "{{#c2}}", "{{tts en_US:F1}}",
+]
+
+
+def random_text(rng, pieces, most):
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
+
+
+def render_random(col, rng, count):
+    types = {}
+    for name, kind in (("FuzzStandard", 0), ("FuzzCloze", 1)):
+        mm = col.models
+        m = mm.new(name)
+        m["type"] = kind
+        for field in ("F1", "F2", "F3"):
+            mm.add_field(m, mm.new_field(field))
+        t = mm.new_template("Card 1")
+        t["qfmt"] = "{{cloze:F1}}" if kind else "{{F1}}"
+        t["afmt"] = "{{cloze:F1}}" if kind else "{{F2}}"
+        mm.add_template(m, t)
+        mm.add(m)
+        types[kind] = mm.by_name(name)
+    out = []
+    for _ in range(count):
+        kind = rng.choice((0, 1))
+        model = types[kind]
+        note = col.new_note(model)
+        for i in range(3):
+            note.fields[i] = random_text(rng, FIELD_PIECES, 4)
+        note.tags = rng.choice(([], ["t1"], ["a", "b::c"]))
+        qfmt = random_text(rng, TEMPLATE_PIECES, 7)
+        afmt = random_text(rng, TEMPLATE_PIECES, 5)
+        ord_ = rng.choice((0, 0, 1, 2))
+        template = {"name": "Fuzz", "ord": 0, "qfmt": qfmt, "afmt": afmt, "bqfmt": "", "bafmt": "", "did": None}
+        rendered = note.ephemeral_card(ord_, custom_note_type=model, custom_template=template).render_output()
+        out.append({"kind": kind, "qfmt": qfmt, "afmt": afmt, "fields": list(note.fields), "tags": list(note.tags),
+                    "ord": ord_, "question": rendered.question_text, "answer": rendered.answer_text})
+    return out
+
+
+def generate_random(col, rng, count):
+    """A standard type with random valid templates, and random notes added: Anki's ordinals."""
+    def section_template():
+        key = rng.choice(("F1", "F2", "F3", "Tags"))
+        inner = rng.choice(("{{F1}}", "{{F2}}", "{{F3}}", "{{Tags}}", "text", "{{text:F2}}", ""))
+        opening = rng.choice(("#", "^"))
+        return "{{%s%s}}%s{{/%s}}" % (opening, key, inner, key)
+    mm = col.models
+    m = mm.new("FuzzGeneration")
+    for field in ("F1", "F2", "F3"):
+        mm.add_field(m, mm.new_field(field))
+    seen = set()
+    while len(seen) < 7:
+        parts = [rng.choice((section_template(), "{{F1}}", "{{F2}}", "{{F3}}", "x", "{{Tags}}")) for _ in range(rng.randint(1, 3))]
+        qfmt = "".join(parts)
+        if "{{" not in qfmt or qfmt in seen:
+            continue
+        seen.add(qfmt)
+        t = mm.new_template("T%d" % len(seen))
+        t["qfmt"] = qfmt
+        t["afmt"] = "{{FrontSide}}"
+        mm.add_template(m, t)
+    mm.add(m)
+    model = mm.by_name("FuzzGeneration")
+    notes = []
+    for _ in range(count):
+        note = col.new_note(model)
+        for i in range(3):
+            note.fields[i] = rng.choice(("", " ", "<br>", "x", "<div></div>", "&nbsp;", "y"))
+        note.tags = rng.choice(([], ["t"]))
+        col.add_note(note, col.decks.id("Default"))
+        notes.append({"fields": list(note.fields), "tags": list(note.tags), "ords": sorted(c.ord for c in note.cards())})
+    return {"templates": [{"name": t["name"], "qfmt": t["qfmt"], "afmt": t["afmt"]} for t in model["tmpls"]], "notes": notes}
+
+
 def add_custom_type(col):
     mm = col.models
     m = mm.new("Vocab5")
@@ -204,6 +299,9 @@ def main():
                 note.load()
                 out["notes"].append({"notetype": type_name, "fields": list(note.fields), "tags": list(note.tags), "cards": cards})
             out["broken"] = render_broken(col)
+            rng = random.Random(14)
+            out["random"] = render_random(col, rng, 300)
+            out["generation"] = generate_random(col, rng, 40)
             json.dump(out, result, ensure_ascii=False)
         finally:
             col.close()
