@@ -63,7 +63,7 @@ public struct Scheduler: Sendable {
     /// - Throws: ``SchedulingError/cannotAnswer(_:)`` for a card in a filtered deck's preview queue.
     public func answer(_ state: CardSchedulingState, rating: Rating, at time: Date, preset: SchedulingPreset,
                        cardID: Int64 = 0, timeTaken: Int = 0) throws -> Answer {
-        let millis = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
         let context = try prepare(state, at: millis / 1000, preset: preset, cardID: cardID)
         let next = context.next[rating]
         let (newState, log) = apply(next, to: state, context: context, rating: rating, millis: millis, timeTaken: timeTaken)
@@ -73,7 +73,7 @@ public struct Scheduler: Sendable {
     /// The outcome of each button, with Anki's labels, for a card shown at `time`.
     public func preview(_ state: CardSchedulingState, at time: Date, preset: SchedulingPreset,
                         cardID: Int64 = 0) throws -> [ButtonPreview] {
-        let millis = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = Int64((time.timeIntervalSince1970 * 1000).rounded())
         let context = try prepare(state, at: millis / 1000, preset: preset, cardID: cardID)
         return Rating.allCases.map { rating in
             let next = context.next[rating]
