@@ -69,6 +69,7 @@ def main():
         cols[fsrs] = col
     out = []
     decks = {}
+    last_at = [0]
     for index, seq in enumerate(sequences):
         col = cols[seq["fsrs"]]
         key = (seq["fsrs"], json.dumps(seq["preset"], sort_keys=True))
@@ -105,6 +106,9 @@ def main():
             labels = list(col.sched.describe_next_states(states))
             new_state = [states.again, states.hard, states.good, states.easy][rating - 1]
             at = anki_now_ms()
+            while at <= last_at[0]:  # a fresh millisecond, so Anki keeps the revlog id as given
+                at = anki_now_ms()
+            last_at[0] = at
             answer = CardAnswer(card_id=cid, current_state=states.current, new_state=new_state,
                                 rating=rating - 1, answered_at_millis=at, milliseconds_taken=1500)
             col.sched.answer_card(answer)
