@@ -21,7 +21,7 @@ import Testing
         try deck(play)
         let result = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
             Step(expect: "D.sampledeck> "),
-            Step(send: "add chat cat animals\r", expect: "added 2"),
+            Step(send: "add chat cat +animals\r", expect: "added 2"),
             Step(expect: "D.sampledeck*> "),
             Step(send: "edit 1 back='the one' +digits\r", expect: "edited 1"),
             Step(send: "list\r", expect: "the one"),
@@ -118,7 +118,7 @@ import Testing
         let play = try Playground()
         try deck(play)
         let script = """
-            add "le chat" cat animals
+            add "le chat" cat +animals
             add chien dog
             rm 1
             undo
@@ -144,5 +144,158 @@ import Testing
         #expect(missing.stderr == "deck: error: Nope.sampledeck: no such deck\n")
         let usage = try play.run("open", "Nope.sampledeck", "--autosave", "-3")
         #expect(usage.status == 64)
+    }
+
+    // MARK: - Typing, mistakes, signals, history, completion (issue 16)
+
+    /// Accented and CJK text typed at a terminal arrives whole, whatever locale the
+    /// environment names (the line editor decodes keys as UTF-8).
+    @Test(arguments: [[:], ["LC_ALL": "C"], ["LC_ALL": "POSIX", "LANG": ""]])
+    func typedUTF8ArrivesIntact(_ locale: [String: String]) throws {
+        let play = try Playground()
+        try deck(play)
+        let result = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
+            Step(expect: "D.sampledeck> "),
+            Step(send: "add \"árbol grande\" \"big tree\"\r", expect: "added 2"),
+            Step(send: "add 大きな木 \"ça va\" +日本語\r", expect: "added 3"),
+            Step(send: "save\r", expect: "saved"),
+            Step(send: "quit\r"),
+        ], environment: locale)
+        #expect(result.timedOut == nil, "\(result.transcript)")
+        #expect(result.status == 0, "\(result.transcript)")
+        let saved = try cards(play)
+        #expect(saved.first { $0["id"] as? Int == 2 }?["front"] as? String == "árbol grande", "\(result.transcript)")
+        #expect(saved.first { $0["id"] as? Int == 3 }?["front"] as? String == "大きな木")
+        #expect(saved.first { $0["id"] as? Int == 3 }?["back"] as? String == "ça va")
+        #expect(saved.first { $0["id"] as? Int == 3 }?["tags"] as? [String] == ["日本語"])
+    }
+
+    /// A filter that does not parse, or a failing command, is reported and the session
+    /// goes on: the cards added before and after it are saved.
+    @Test func aMistakeNeverEndsTheSession() throws {
+        let play = try Playground()
+        try deck(play)
+        let script = """
+            add chat cat
+            list (
+            list front contains
+            rm 99
+            edit 99 front=x
+            add chien dog
+            """
+        let result = try play.run("open", "D.sampledeck", stdin: script + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("added 2\n") && result.stdout.contains("added 3\n"), "\(result.stdout)")
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 4, "\(result.stderr)")
+        #expect(errors.first?.hasPrefix("error: list: ") == true, "\(result.stderr)")
+        #expect(try cards(play).count == 3)
+    }
+
+    /// `add la luna the moon` is not read as front la, back luna and two tags: it is
+    /// refused with a hint about quoting; quoted texts and +tags work.
+    @Test func unquotedBlanksAreRefusedWithAHint() throws {
+        let play = try Playground()
+        try deck(play)
+        let result = try play.run("open", "D.sampledeck", stdin: "add la luna the moon\nadd \"la luna\" 'the moon' +spanish\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("'the' is not a tag"), "\(result.stderr)")
+        #expect(result.stderr.contains("add \"la luna\" \"the moon\""), "\(result.stderr)")
+        let saved = try cards(play)
+        #expect(saved.count == 2)
+        #expect(saved.first { $0["id"] as? Int == 2 }?["back"] as? String == "the moon")
+        #expect(saved.first { $0["id"] as? Int == 2 }?["tags"] as? [String] == ["spanish"])
+        let help = try play.run("open", "--help")
+        #expect(help.stdout.contains("+tag"), "the quoting rules are in deck open --help")
+        #expect(help.stdout.contains("la luna"))
+    }
+
+    /// SIGTERM and SIGHUP on a session reading a pipe save its work, as on a terminal.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aSignalOnAPipeSavesTheWork(_ signal: Int32) throws {
+        let play = try Playground()
+        try deck(play)
+        let process = Process()
+        process.executableURL = DeckProcess.executable
+        process.arguments = ["open", "D.sampledeck", "--no-autosave"]
+        process.currentDirectoryURL = play.url
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data("add cinq five\n".utf8))
+        // Wait (with a generous limit) until the session has added the card.
+        let seen = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            var text = ""
+            while !text.contains("added 2") {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            seen.signal()
+        }
+        reader.start()
+        #expect(seen.wait(timeout: .now() + 60) == .success, "the session added the card")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                "\(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        try input.fileHandleForWriting.close()
+        #expect(try cards(play).count == 2, "the unsaved card was saved on signal \(signal)")
+    }
+
+    /// Lines typed in one session are recalled (Up arrow) in the next; an empty
+    /// DECK_HISTORY_FILE keeps none.
+    @Test func historyIsKeptBetweenSessions() throws {
+        let play = try Playground()
+        try deck(play)
+        let first = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
+            Step(send: "add deux two\r", expect: "added 2"),
+            Step(send: "save\r", expect: "saved"),
+            Step(send: "quit\r"),
+        ])
+        #expect(first.timedOut == nil && first.status == 0, "\(first.transcript)")
+        let history = play.url.appendingPathComponent("state/deck/history")
+        #expect(FileManager.default.fileExists(atPath: history.path))
+        let second = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
+            Step(expect: "D.sampledeck> "),
+            // Up three times: past "quit" and "save" to the add of the first session.
+            Step(send: "\u{1B}[A\u{1B}[A\u{1B}[A", expect: "add deux two"),
+            Step(send: "\u{7F}\u{7F}\u{7F}deux\r", expect: "added 3"),
+            Step(send: "save\r", expect: "saved"),
+            Step(send: "quit\r"),
+        ])
+        #expect(second.timedOut == nil && second.status == 0, "\(second.transcript)")
+        #expect(try cards(play).compactMap { $0["back"] as? String }.sorted() == ["deux", "one", "two"])
+
+        let none = try Playground()
+        try deck(none)
+        let off = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: none.url, steps: [
+            Step(send: "add trois three\r", expect: "added 2"),
+            Step(send: "quit\r", expect: "[c]ancel"),
+            Step(send: "n\r", expect: "discarded"),
+        ], environment: ["DECK_HISTORY_FILE": ""])
+        #expect(off.timedOut == nil && off.status == 0, "\(off.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: none.url.appendingPathComponent("state").path), "no history written")
+    }
+
+    /// Tab completes command names and tags.
+    @Test func tabCompletesCommandsAndTags() throws {
+        let play = try Playground()
+        try deck(play)
+        let result = try PseudoTerminal.run(["open", "D.sampledeck", "--no-autosave"], in: play.url, steps: [
+            Step(expect: "D.sampledeck> "),
+            Step(send: "sea\t", expect: "rch "),
+            Step(send: "un\r", expect: "one"),
+            Step(send: "edit 1 +num\t", expect: "bers "),
+            Step(send: " +x\r", expect: "edited 1"),
+            Step(send: "save\r", expect: "saved"),
+            Step(send: "quit\r"),
+        ])
+        #expect(result.timedOut == nil, "\(result.transcript)")
+        #expect(result.status == 0)
+        #expect(try cards(play).first?["tags"] as? [String] == ["numbers", "x"], "\(result.transcript)")
     }
 }

@@ -32,6 +32,9 @@ struct PseudoTerminal {
     }
 
     static func run(_ arguments: [String], in directory: URL, steps: [Step], environment: [String: String] = [:]) throws -> Result {
+        // History goes to the test's own folder, never the home of whoever runs the tests.
+        var environment = environment
+        if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path }
         let request: [String: Any] = [
             "binary": DeckProcess.executable.path,
             "arguments": arguments,
@@ -73,6 +76,7 @@ req = json.load(sys.stdin)
 env = dict(os.environ)
 env.update({"TERM": "xterm", "COLUMNS": "80", "LINES": "24"})
 env.pop("DECK_NO_LINE_EDITING", None)
+env.pop("DECK_HISTORY_FILE", None)
 env.update(req["environment"])
 pid, fd = pty.fork()
 if pid == 0:

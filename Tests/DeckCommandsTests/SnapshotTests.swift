@@ -30,7 +30,7 @@ import Testing
         ("usage-option-typo", ["list", "French.sampledeck", "--formt", "json"]),
         ("missing-deck", ["list", "Nope.sampledeck"]),
         ("help", ["--help"]),
-        ("open-script", ["open", "French.sampledeck", "STDIN=add chien dog animals\nedit 44 +pets\nlist tag = animals\nundo\nlist id > 43\n"]),
+        ("open-script", ["open", "French.sampledeck", "STDIN=add chien dog +animals\nedit 44 +pets\nlist tag = animals\nundo\nlist id > 43\n"]),
     ]
 
     @Test(arguments: cases.map(\.0))

@@ -152,4 +152,124 @@ import Testing
         context.undo()
         #expect(!context.canUndo && context.insertedModelsArray.count == 1)
     }
+
+    /// Saving between every step (as `deck open` does): a model whose row a save removed
+    /// comes back under its own key, with its links, and the step names follow the stack.
+    @Test(arguments: StoreKind.allCases)
+    func keysSurviveUndoAndRedoAcrossSaves(kind: StoreKind) throws {
+        let playground = try Playground()
+        let context = try Self.context(kind, playground)
+        let tag = Tag(name: "animals")
+        let cards = [Card(front: "chat", back: "cat"), Card(front: "chien", back: "dog"), Card(front: "cheval", back: "horse")]
+        cards[0].tags = [tag]
+        for card in cards { context.insert(card) }
+        try context.save()
+        context.removeAllUndoActions()
+        let firstKey = cards[0].persistentModelID, lastKey = cards[2].persistentModelID
+
+        context.beginUndoGrouping()
+        context.setUndoActionName("rm 1")
+        context.delete(cards[0])
+        context.endUndoGrouping()
+        try context.save()
+        context.beginUndoGrouping()
+        context.setUndoActionName("rm 3")
+        context.delete(cards[2])
+        context.endUndoGrouping()
+        try context.save()
+        #expect(context.undoActionName == "rm 3")
+        // A new card takes the freed largest key; undoing its insert frees it again.
+        let added = Card(front: "vache", back: "cow")
+        context.setUndoActionName("add")
+        context.insert(added)
+        try context.save()
+        #expect(added.persistentModelID.primaryKey == lastKey.primaryKey)
+        #expect(context.undoActionName == "add")
+        context.undo()
+        try context.save()
+        #expect(context.undoActionName == "rm 3" && context.redoActionName == "add")
+        context.undo()
+        try context.save()
+        context.undo()
+        try context.save()
+        #expect(cards[0].persistentModelID == firstKey && cards[2].persistentModelID == lastKey)
+        let fresh = ModelContext(context.container)
+        let stored = try fresh.fetch(FetchDescriptor<Card>(sortBy: [SortDescriptor(\.front)]))
+        #expect(stored.map(\.front) == ["chat", "cheval", "chien"])
+        #expect(stored.first { $0.front == "chat" }?.persistentModelID == firstKey)
+        #expect(stored.first { $0.front == "chat" }?.tags.map(\.name) == ["animals"])
+        // Redo removes them again; redoing the add, whose key is taken meanwhile by nobody, keeps it too.
+        context.redo()
+        context.redo()
+        try context.save()
+        context.redo()
+        try context.save()
+        #expect(added.persistentModelID.primaryKey == lastKey.primaryKey)
+        #expect(try fresh.fetchCount(FetchDescriptor<Card>()) == 2)
+    }
+
+    /// A restored key already taken by a row is not reused: the model gets a new key.
+    @Test func aTakenKeyIsNotReused() throws {
+        let playground = try Playground()
+        let context = try Self.context(.file, playground)
+        let card = Card(front: "chat", back: "cat")
+        context.insert(card)
+        try context.save()
+        let key = card.persistentModelID.primaryKey
+        context.removeAllUndoActions()
+        context.delete(card)
+        try context.save()
+        // Another context writes a row under the freed key.
+        let other = ModelContext(context.container)
+        let intruder = Card(front: "loup", back: "wolf")
+        other.insert(intruder)
+        try other.save()
+        #expect(intruder.persistentModelID.primaryKey == key)
+        context.undo()
+        try context.save()
+        #expect(card.persistentModelID.primaryKey != key)
+        #expect(try other.fetchCount(FetchDescriptor<Card>()) == 2)
+    }
+
+    /// A date a WillSaveHook stamps while saving is not an undo step of its own: undoing
+    /// after a save reverts the change before it, and redo stays possible.
+    @Test(arguments: StoreKind.allCases)
+    func changesMadeWhileSavingAreNoStep(kind: StoreKind) throws {
+        let playground = try Playground()
+        let context = ModelContext(try kind.container([StampedNote.self], in: playground))
+        context.isUndoEnabled = true
+        let note = StampedNote(text: "a")
+        context.insert(note)
+        try context.save()
+        context.removeAllUndoActions()
+        note.text = "b"
+        try context.save()
+        note.text = "c"
+        try context.save()
+        context.undo()
+        try context.save()
+        #expect(note.text == "b")
+        #expect(context.canRedo, "the save after undo recorded no step (which would forget redo)")
+        context.undo()
+        try context.save()
+        #expect(note.text == "a")
+        context.redo()
+        try context.save()
+        context.redo()
+        #expect(note.text == "c")
+    }
+}
+
+/// A model whose hook stamps each save.
+final class StampedNote: PersistentModel, WillSaveHook {
+    var text: String = ""
+    var saves: Int = 0
+    static let schemaMetadata: [Schema.PropertyMetadata] = [
+        .attribute("text", \StampedNote.text),
+        .attribute("saves", \StampedNote.saves),
+    ]
+    var persistentBackingData = BackingData()
+    init() {}
+    init(text: String) { self.text = text }
+    func willSave() { saves += 1 }
 }

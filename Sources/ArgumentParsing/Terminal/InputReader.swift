@@ -37,6 +37,14 @@ public struct InputReader: Sendable {
         try source.readAll()
     }
 
+    /// The file descriptor read, or nil for bytes given by a test.
+    public var fileDescriptor: Int32? { source.descriptor }
+
+    /// Whether ``readLine()`` can return without reading from the descriptor: a whole line
+    /// is buffered, or the end of input was reached. A caller that waits for input (with
+    /// `poll`) before reading a line must not wait when this is true.
+    public var hasBufferedLine: Bool { source.hasBufferedLine }
+
     /// Reads one line, without its line break (`\n` or `\r\n`); `nil` at the end of input.
     ///
     /// - Throws: ``StreamError`` when reading fails.
@@ -52,7 +60,7 @@ final class InputSource: Sendable {
         var isAtEnd: Bool
     }
 
-    private let descriptor: Int32?
+    let descriptor: Int32?
     private let name: String
     private let state: Locked<State>
 
@@ -60,6 +68,10 @@ final class InputSource: Sendable {
         self.descriptor = descriptor
         self.name = name
         state = Locked(State(pending: bytes, isAtEnd: descriptor == nil))
+    }
+
+    var hasBufferedLine: Bool {
+        state.withLock { state in state.isAtEnd || state.pending.contains(UInt8(ascii: "\n")) }
     }
 
     func readAll() throws(StreamError) -> [UInt8] {

@@ -2,21 +2,22 @@ import ArgumentParsing
 import DeckDocument
 import DeckFilter
 import Foundation
-import SQLite
 
 /// An interactive session on one deck (`deck open`): commands edit a private working copy
-/// of the store; `save` (or autosave) writes the working copy into the deck in one
+/// of the deck; `save` (or autosave) writes the working copy into the deck in one
 /// transaction with SQLite's backup API.
 ///
 /// The deck's write lock is held for the whole session, so nobody else writes it meanwhile
 /// (readers are not blocked). The working copy lives in a private temporary directory
-/// removed at the end; if the process dies, the deck holds what was last saved.
+/// removed at the end; if the process dies, the deck holds what was last saved. Undo and
+/// redo are the working copy's model context's own undo stack: each changing command is
+/// one undo group, named after the command.
 final class DeckSession {
-    /// The session's commands, for `help` and suggestions.
+    /// The session's commands, for `help`, completion and suggestions.
     static let commands: [(name: String, usage: String, abstract: String)] = [
         ("list", "list [<filter>]", "list the cards, all or those matching a filter (as deck list --where)"),
         ("search", "search <text>", "find cards by text, ignoring case and accents"),
-        ("add", "add <front> <back> [<tag>]...", "add a basic card (quote texts with spaces)"),
+        ("add", "add <front> <back> [+<tag>]...", "add a basic card (quote a front or back holding blanks)"),
         ("edit", "edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]...", "change a card"),
         ("rm", "rm <id>...", "remove cards"),
         ("undo", "undo", "undo the last change"),
@@ -26,18 +27,25 @@ final class DeckSession {
         ("help", "help", "show this list"),
     ]
 
+    /// How session lines are split into words, for `help`, `deck open --help` and the man page.
+    static let quotingRules = """
+        Words are separated by blanks; a text holding blanks is quoted with '…' or "…", and a backslash \
+        escapes the next character outside single quotes (add "la luna" "the moon" +spanish). Tags are \
+        written +tag, so add la luna the moon is refused rather than read as front la, back luna and two tags.
+        """
+
     let path: String
     private let deck: OpenDeck
     private let scratch: URL
     private let workingPath: String
-    private var working: OpenDeck
-    private var journal = UndoJournal()
-    private var labels: (undo: [String], redo: [String]) = ([], [])
+    private let working: OpenDeck
     /// When the oldest unsaved change was made; nil when everything is saved.
     private(set) var unsavedSince: Date?
     /// Seconds unsaved changes may wait before they are saved; 0 saves after every change; nil never.
     let autosaveInterval: Double?
     private let terminal: Terminal
+    /// Set when the working copy must outlive the session (the last save failed).
+    private var keepsWorkingCopy = false
 
     /// Opens `path` for writing (taking its lock) and makes the working copy.
     init(path: String, autosaveInterval: Double?, terminal: Terminal = .current) throws {
@@ -55,12 +63,10 @@ final class DeckSession {
         let package = base.appendingPathComponent("Working.sampledeck")
         workingPath = package.path
         do {
-            try FileManager.default.createDirectory(at: package, withIntermediateDirectories: false)
-            try deck.manifest.encoded().write(to: package.appendingPathComponent(DeckDocument.manifestName))
-            try deck.snapshotStore(to: package.appendingPathComponent(deck.storeName).path)
-            let store = try OpenDeck.open(at: package.path, readOnly: false)
-            try store.withDatabase { db in try UndoJournal.install(in: db) }
-            working = store
+            try deck.copyPackage(to: package.path, includingMedia: false)
+            working = try OpenDeck.open(at: package.path, readOnly: false)
+            working.document.mainContext.isUndoEnabled = true
+            working.document.mainContext.undoLevels = 0
         } catch {
             try? FileManager.default.removeItem(at: base)
             throw error
@@ -69,7 +75,7 @@ final class DeckSession {
 
     deinit {
         try? working.document.close()
-        try? FileManager.default.removeItem(at: scratch)
+        if !keepsWorkingCopy { try? FileManager.default.removeItem(at: scratch) }
     }
 
     var hasUnsavedChanges: Bool { unsavedSince != nil }
@@ -87,12 +93,48 @@ final class DeckSession {
             guard let line else {
                 // End of input: a person is asked; a script's changes are kept.
                 if editor.isInteractive, !editor.wasTerminated, hasUnsavedChanges, try !confirmQuit(editor: editor) { continue }
-                if hasUnsavedChanges { try saveOrFail(); say("saved \(path)") }
+                if hasUnsavedChanges { try finalSave(); say("saved \(path)") }
                 return
             }
             if try !execute(line, editor: editor) { return }
             try? terminal.stdout.flush()
         }
+    }
+
+    /// The save that ends a session: when it fails the working copy is kept, and the
+    /// message says where, so no unsaved card is lost.
+    private func finalSave() throws {
+        do {
+            try saveOrFail()
+        } catch let failure as DeckFailure {
+            keepsWorkingCopy = true
+            throw DeckFailure(failure.kind, path: failure.path,
+                              reason: failure.reason + "; the unsaved changes are kept in \(workingPath)")
+        }
+    }
+
+    /// What Tab offers for `word`, given the line before it: command names for the first
+    /// word, then tags (with +/- kept), `front=`/`back=` after edit <id>, and filter words.
+    func completions(before: String, word: String) -> [String] {
+        let previous = before.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let command = previous.first else {
+            return Self.commands.map(\.name).filter { $0.hasPrefix(word) }
+        }
+        var prefix = ""
+        var stem = Substring(word)
+        if let first = word.first, first == "+" || (first == "-" && command == "edit") {
+            prefix = String(first)
+            stem = word.dropFirst()
+        }
+        var words = ((try? working.document.allTags()) ?? []).map { prefix + $0.name }
+        if prefix.isEmpty {
+            switch command {
+            case "edit" where previous.count >= 2: words += ["front=", "back="]
+            case "list", "ls": words += ["front", "back", "tag", "kind", "created", "modified", "contains", "and", "or", "not"]
+            default: break
+            }
+        }
+        return words.filter { $0.dropFirst(prefix.count).hasPrefix(stem) }.sorted()
     }
 
     /// Runs one command line; false when the session ends.
@@ -123,8 +165,11 @@ final class DeckSession {
             }
         } catch let failure as SessionUsage {
             complain(failure.message)
-        } catch let error as any CommandError {
-            complain(error.message.replacingOccurrences(of: workingPath, with: path))
+        } catch {
+            // No mistake in one command ends the session (its unsaved work would go with it).
+            let mapped = ErrorMapping.map(error, path: path)
+            let message = (mapped as? any CommandError)?.message ?? (mapped as? ValidationError)?.message ?? String(describing: mapped)
+            complain(message.replacingOccurrences(of: workingPath, with: path))
         }
         autosaveIfDue(force: false)
         return true
@@ -133,7 +178,12 @@ final class DeckSession {
     // MARK: - Commands
 
     private func list(_ filter: String) throws {
-        let expression = try filter.isEmpty ? nil : ErrorMapping.run { try FilterParser.parse(filter) }
+        let expression: FilterExpression?
+        do {
+            expression = try filter.isEmpty ? nil : FilterParser.parse(filter)
+        } catch {
+            throw SessionUsage("list: \(error.description)")
+        }
         show(try working.cards(where: expression, sortedBy: [], limit: nil, offset: 0))
     }
 
@@ -151,8 +201,16 @@ final class DeckSession {
     }
 
     private func add(_ words: [String]) throws -> String {
-        guard words.count >= 2, !words[0].isEmpty else { throw SessionUsage("usage: add <front> <back> [<tag>]...") }
-        let added = try working.add([(kind: "basic", front: words[0], back: words[1], tags: Array(words.dropFirst(2)))])
+        guard words.count >= 2, !words[0].isEmpty else { throw SessionUsage("usage: add <front> <back> [+<tag>]...") }
+        var tags: [String] = []
+        for word in words.dropFirst(2) {
+            guard word.hasPrefix("+"), word.count > 1 else {
+                throw SessionUsage("add: '\(word)' is not a tag: tags are written +tag, and a front or back holding blanks is quoted, "
+                                   + "as in add \"la luna\" \"the moon\" +spanish")
+            }
+            tags.append(String(word.dropFirst()))
+        }
+        let added = try working.add([(kind: "basic", front: words[0], back: words[1], tags: tags)])
         let id = added.first.map { String($0.id) } ?? "?"
         say("added \(id)")
         return "add \(id)"
@@ -195,32 +253,44 @@ final class DeckSession {
         return "rm " + words.joined(separator: " ")
     }
 
-    /// Runs a changing command as one undoable step.
+    /// Runs a changing command as one undoable step of the working copy's context, named
+    /// after what the command did. A command that fails part-way is reverted.
     private func change(_ name: String, _ body: () throws -> String) throws {
-        let mark = try working.withDatabase { db in try journal.mark(in: db) }
-        let label = try body()
-        let recorded = try working.withDatabase { db in try journal.record(since: mark, in: db) }
-        if recorded {
-            labels.undo.append(label)
-            labels.redo.removeAll()
-            markChanged()
+        let context = working.document.mainContext
+        context.beginUndoGrouping()
+        let label: String
+        do {
+            label = try body()
+        } catch {
+            context.endUndoGrouping()
+            if context.hasChanges {
+                context.undo()
+                try? working.saveChanges()
+            }
+            throw error
         }
+        context.setUndoActionName(label)
+        context.endUndoGrouping()
+        // A step that changed nothing is not recorded (and leaves the deck unchanged).
+        if context.canUndo, context.undoActionName == label { markChanged() }
     }
 
     private func undo() throws {
-        let done = try working.withDatabase { db in try journal.undo(in: db) }
-        guard done, let label = labels.undo.popLast() else { return say("nothing to undo") }
-        labels.redo.append(label)
-        try reopenWorkingCopy()
+        let context = working.document.mainContext
+        guard context.canUndo else { return say("nothing to undo") }
+        let label = context.undoActionName
+        context.undo()
+        try working.saveChanges()
         markChanged()
         say("undid \(label)")
     }
 
     private func redo() throws {
-        let done = try working.withDatabase { db in try journal.redo(in: db) }
-        guard done, let label = labels.redo.popLast() else { return say("nothing to redo") }
-        labels.undo.append(label)
-        try reopenWorkingCopy()
+        let context = working.document.mainContext
+        guard context.canRedo else { return say("nothing to redo") }
+        let label = context.redoActionName
+        context.redo()
+        try working.saveChanges()
         markChanged()
         say("redid \(label)")
     }
@@ -230,23 +300,20 @@ final class DeckSession {
         for command in Self.commands {
             terminal.stdout.write("  " + command.usage.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + command.abstract + "\n")
         }
+        terminal.stdout.write("""
+
+              Quote a text holding blanks with '…' or "…"; a backslash escapes the next character.
+              Tags are written +tag: add "la luna" "the moon" +spanish
+
+            """)
     }
 
     // MARK: - Saving
 
-    /// Writes the working copy into the deck: a compact copy without the undo log, copied
-    /// over the deck's store with the backup API (one write transaction), then the manifest.
+    /// Writes the working copy into the deck: its store copied over the deck's with the
+    /// backup API (one write transaction), then the manifest.
     func save() throws {
-        let copy = scratch.appendingPathComponent("save-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        try working.snapshotStore(to: copy)
-        try OpenDeck.mapping(path) {
-            let database = try Database(path: copy, mode: .readWrite)
-            defer { database.close() }
-            try UndoJournal.strip(database)
-            try deck.withDatabase { destination in try database.backup(to: destination) }
-            try deck.document.save()
-        }
+        try deck.replaceStore(withContentsOf: working)
         unsavedSince = nil
     }
 
@@ -302,11 +369,6 @@ final class DeckSession {
                 continue
             }
         }
-    }
-
-    private func reopenWorkingCopy() throws {
-        try OpenDeck.mapping(workingPath) { try working.document.close() }
-        working = try OpenDeck.open(at: workingPath, readOnly: false)
     }
 
     // MARK: - Messages

@@ -117,11 +117,20 @@ final class OpenDeck {
         document.check()
     }
 
-    /// Writes a consistent copy of the store to `destination` (VACUUM INTO), never the live file.
-    func snapshotStore(to destination: String) throws {
-        try mapping(path) {
-            try document.container.withDatabase(for: Card.self) { database in try database.vacuum(into: destination) }
-        }
+    /// Writes a consistent copy of the deck (manifest and store, media unless told not to)
+    /// as a new package at `destination`.
+    func copyPackage(to destination: String, includingMedia: Bool) throws {
+        try mapping(path) { try document.copyPackage(to: URL(fileURLWithPath: destination), includingMedia: includingMedia) }
+    }
+
+    /// Replaces the deck's store with `other`'s (one write transaction) and saves.
+    func replaceStore(withContentsOf other: OpenDeck) throws {
+        try mapping(path) { try document.replaceStore(withContentsOf: other.document) }
+    }
+
+    /// Saves what is pending in the deck's context.
+    func saveChanges() throws {
+        try mapping(path) { try document.save() }
     }
 
     // MARK: - Helpers

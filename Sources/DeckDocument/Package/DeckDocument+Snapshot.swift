@@ -149,9 +149,10 @@ extension DeckDocument {
 extension DeckDocument {
     /// Writes a consistent copy of the package to `destination` (which must not exist): the
     /// manifest, a snapshot of the store taken with `VACUUM INTO` (so a deck in use copies
-    /// safely) and the media files. Works on a read-only document.
+    /// safely) and, unless `includingMedia` is false, the media files. Works on a read-only
+    /// document.
     /// - Throws: ``DeckError`` `alreadyExists`, `io`.
-    public func copyPackage(to destination: URL) throws {
+    public func copyPackage(to destination: URL, includingMedia: Bool = true) throws {
         try requireOpen()
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: destination.path) {
@@ -167,7 +168,7 @@ extension DeckDocument {
                 try db.vacuum(into: destination.appendingPathComponent(manifest.store).path)
             }
             try AtomicFile.write(try manifest.encoded(), to: destination.appendingPathComponent(Self.manifestName))
-            if let names = try? fileManager.contentsOfDirectory(atPath: mediaURL.path), !names.isEmpty {
+            if includingMedia, let names = try? fileManager.contentsOfDirectory(atPath: mediaURL.path), !names.isEmpty {
                 let target = destination.appendingPathComponent(Self.mediaFolderName)
                 try fileManager.createDirectory(at: target, withIntermediateDirectories: false)
                 for name in names.sorted() where !name.hasPrefix(".") {
@@ -181,5 +182,19 @@ extension DeckDocument {
             try? fileManager.removeItem(at: destination)
             throw DeckError(path: destination.path, reason: "can't copy the deck: \(error)", kind: .io)
         }
+    }
+
+    /// Replaces the whole store with the contents of `other`'s (a working copy made with
+    /// ``copyPackage(to:includingMedia:)``), in one write transaction through SQLite's backup
+    /// API, then saves (a new `modified` date). Readers see the old store or the new one,
+    /// never a mix; the models of this document's context are stale afterwards.
+    /// - Throws: ``DeckError`` `readOnly`; the database error of a failed copy.
+    public func replaceStore(withContentsOf other: DeckDocument) throws {
+        try requireOpen()
+        guard mode == .readWrite else { throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly) }
+        try other.container.withDatabase(for: Card.self) { source in
+            try container.withDatabase(for: Card.self) { destination in try source.backup(to: destination) }
+        }
+        try save()
     }
 }

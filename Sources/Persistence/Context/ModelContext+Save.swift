@@ -108,6 +108,9 @@ extension ModelContext {
         }
         insertedIDs.reserveCapacity(insertEntities.count)
         var table: (entity: Schema.Entity, identities: IdentityTable)?
+        if !undoState.restoredKeys.isEmpty {
+            for (model, _) in insertEntities { undoState.restoredKeys[ObjectIdentifier(model)] = nil }
+        }
         for (position, (model, entity)) in insertEntities.enumerated() {
             let backing = model.persistentBackingData
             backing.state = .registered
@@ -126,6 +129,13 @@ extension ModelContext {
             deletedIDs.append(identifier(of: model, entity: entity))
             registry[tableKey(entity)]?[model.persistentBackingData.primaryKey] = nil
             model.persistentBackingData.context = nil
+        }
+        if undoState.isEnabled && undoState.groupingLevel == 0 {
+            // What the save itself changed (a WillSaveHook stamping a date) is stored, not a
+            // step of its own: the models' undo baselines become their stored values. (Inside
+            // an explicit group it belongs to that group, which is still open.)
+            for (model, _) in insertEntities { undoState.baselines[ObjectIdentifier(model)] = nil }
+            for (model, _) in updates { undoState.baselines[ObjectIdentifier(model)] = nil }
         }
         clearPending()
         if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
@@ -182,12 +192,33 @@ extension ModelContext {
     // MARK: Writing
 
     /// Gives inserted models their primary keys: one past the table's largest, counted up.
+    /// A model that undo or redo brought back after its row was deleted gets its old key
+    /// again when no row holds it (see `UndoState.restoredKeys`).
     private func assignKeys(_ models: [(any PersistentModel, Schema.Entity)], db: Database, assigned: inout [(any PersistentModel, Int64)]) throws {
         var next: [ObjectIdentifier: Int64] = [:]
+        var restored: Set<ObjectIdentifier> = []
+        if !undoState.restoredKeys.isEmpty {
+            var claimed: [ObjectIdentifier: Set<Int64>] = [:]
+            for (model, entity) in models {
+                let id = ObjectIdentifier(model)
+                guard let wanted = undoState.restoredKeys[id]?.key else { continue }
+                let table = ObjectIdentifier(entity.rootEntity)
+                let taken = try db.scalar("SELECT count(*) FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?",
+                                          [.integer(wanted)], as: Int64.self) ?? 0
+                guard taken == 0, claimed[table, default: []].insert(wanted).inserted else { continue }
+                assigned.append((model, model.persistentBackingData.primaryKey))
+                model.persistentBackingData.primaryKey = wanted
+                restored.insert(id)
+                // Keys counted up for new models start past the restored ones.
+                let largest = try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0
+                next[table] = max(next[table] ?? largest + 1, wanted + 1)
+            }
+        }
         var currentTable: ObjectIdentifier?
         var key: Int64 = 1
         assigned.reserveCapacity(assigned.count + models.count)
         for (model, entity) in models {
+            if !restored.isEmpty, restored.contains(ObjectIdentifier(model)) { continue }
             let table = ObjectIdentifier(entity.rootEntity)
             if table != currentTable {
                 if let currentTable { next[currentTable] = key }

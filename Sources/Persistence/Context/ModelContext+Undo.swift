@@ -38,6 +38,8 @@ struct UndoModelState {
 
 /// One step of undo: the states of the models it touched, before and after.
 struct UndoGroup {
+    /// What the step did, for a menu or a message (``ModelContext/setUndoActionName(_:)``).
+    var name = ""
     var models: [ObjectIdentifier: any PersistentModel] = [:]
     var before: [ObjectIdentifier: UndoModelState] = [:]
     var after: [ObjectIdentifier: UndoModelState] = [:]
@@ -57,6 +59,10 @@ struct UndoState {
     var groupingLevel = 0
     /// True while undo or redo applies states (changes then are not recorded).
     var isApplying = false
+    /// Models brought back by undo or redo after a save removed their rows, with the keys
+    /// they had: the next save stores them under those keys again when the keys are free,
+    /// so a model's identifier survives undo and redo (held strongly until then).
+    var restoredKeys: [ObjectIdentifier: (model: any PersistentModel, key: Int64)] = [:]
 
     mutating func reset() {
         undoStack.removeAll()
@@ -64,6 +70,7 @@ struct UndoState {
         open = UndoGroup()
         baselines.removeAll()
         groupingLevel = 0
+        restoredKeys.removeAll()
     }
 }
 
@@ -140,7 +147,28 @@ extension ModelContext {
     }
 
     /// Forgets every undo and redo step.
-    public func removeAllUndoActions() { undoState.reset() }
+    public func removeAllUndoActions() {
+        let restored = undoState.restoredKeys
+        undoState.reset()
+        // Models already brought back keep their claim to their keys.
+        undoState.restoredKeys = restored
+    }
+
+    /// Names the step being recorded (the open group), as `UndoManager.setActionName(_:)`
+    /// does: ``undoActionName`` and ``redoActionName`` return it once the step is closed.
+    public func setUndoActionName(_ name: String) {
+        guard undoState.isEnabled else { return }
+        undoState.open.name = name
+    }
+
+    /// The name of the step ``undo()`` would revert ("" when it has none or there is none).
+    public var undoActionName: String {
+        closeOpenUndoGroupIfAutomatic()
+        return undoState.undoStack.last?.name ?? ""
+    }
+
+    /// The name of the step ``redo()`` would re-apply ("" when it has none or there is none).
+    public var redoActionName: String { undoState.redoStack.last?.name ?? "" }
 
     // MARK: Recording
 
@@ -287,11 +315,14 @@ extension ModelContext {
                 backing.state = .registered
                 deletedModels[id] = nil
             } else {
-                // Not stored (or deleted by a save since): insert it anew.
+                // Not stored (or deleted by a save since): insert it anew, under the key
+                // it had when it was stored, if any (see `restoredKeys`).
+                let storedKey = backing.primaryKey > 0 ? backing.primaryKey : nil
                 backing.context = nil
                 backing.state = .detached
                 backing.snapshot = nil
                 insertModel(model)
+                if let storedKey { undoState.restoredKeys[id] = (model, storedKey) }
             }
         } else if hasRow(model) {
             backing.state = .deleted
@@ -300,6 +331,7 @@ extension ModelContext {
             insertionOrder.removeAll { $0 === model }
             backing.state = .detached
             backing.context = nil
+            if let restored = undoState.restoredKeys.removeValue(forKey: id) { backing.primaryKey = restored.key }
         }
     }
 }
