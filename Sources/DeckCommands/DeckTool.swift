@@ -41,7 +41,7 @@ public struct DeckTool: ParsableCommand {
         .init(.dataError, "An input is malformed: a corrupt deck or one whose check finds errors, a deck of a newer format, a damaged or hostile archive (the message names the entry), a malformed CSV, JSON or Anki file."),
         .init(.noInput, "An input file or deck does not exist, or the folder a new deck should go in."),
         .init(.cantCreate, "An output cannot be created: it exists (nothing is ever overwritten), or its directory is unwritable or missing."),
-        .init(.ioError, "Reading or writing failed part-way, or the deck is in use: another process (deck open, deck import, an app) has it open for writing. Readers are never blocked; try again when the writer is done."),
+        .init(.ioError, "Reading or writing failed part-way, or the deck is in use: another process (deck open, deck import, an app) has had it open for writing for longer than --wait seconds (10 by default; --no-wait: not at all). Readers are never blocked or kept waiting."),
     ]
 
     @Option(name: .customLong("generate-manpages"), help: .hidden)

@@ -93,9 +93,10 @@ import Testing
         // The session is ready once it answers a command.
         input.fileHandleForWriting.write(Data("help\n".utf8))
         _ = output.fileHandleForReading.availableData
+        // --no-wait: refused at once (a writer waits 10 seconds by default).
         for arguments in [["add", "French.sampledeck", "--front", "x", "--back", "y"], ["rm", "French.sampledeck", "1"],
                           ["open", "French.sampledeck"], ["edit", "French.sampledeck", "1", "--back", "z"]] {
-            let result = try play.run(arguments)
+            let result = try play.run(arguments + ["--no-wait"])
             #expect(result.status == 74, "\(arguments): \(result.stderr)")
             #expect(result.stderr == "deck: error: French.sampledeck: deck is open for writing by another process\n")
         }

@@ -39,4 +39,25 @@ import Testing
         #expect(try deck.cardCount() == 3)
         try deck.close()
     }
+
+    /// A writer told to wait gets the deck once the other writer lets go; told not to wait,
+    /// or after its wait runs out, it is refused as in use, saying how long it waited.
+    @Test func aWriterWaitsForTheLockWhenAskedTo() throws {
+        let playground = try Playground()
+        let url = try playground.sampleDeck()
+        let other = try holdLock(of: url)
+        #expect(throws: DeckError.self) { _ = try DeckDocument.open(at: url, lockWait: .none) }
+        do {
+            _ = try DeckDocument.open(at: url, lockWait: .seconds(0.2))
+            Issue.record("opened while another process holds the lock")
+        } catch let error as DeckError {
+            #expect(error.kind == .inUse && error.reason.contains("waited 0.2 s"), "\(error)")
+        }
+        // The holder lets go while a writer waits (up to a minute): the writer gets the deck.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { kill(other.processIdentifier, SIGKILL) }
+        let deck = try DeckDocument.open(at: url, lockWait: .seconds(60))
+        other.waitUntilExit()
+        #expect(try deck.cardCount() == 3)
+        try deck.close()
+    }
 }

@@ -79,6 +79,50 @@ struct ConcurrencyTests {
         print("concurrency: \(writers) writers, \(landed.count) adds landed, \(refused) refused as in use, \(reads) reads")
     }
 
+    @Test("2 processes running 40 deck add each at once: every add lands (writers wait for the lock)")
+    func waitingWritersAllFinish() throws {
+        let scratch = try Scratch("concurrency")
+        let directory = scratch.url
+        #expect(try scratch.run("create", "C.sampledeck").status == 0)
+        let bodies: [@Sendable () -> Outcome] = (0..<2).map { writer in
+            {
+                var outcome = Outcome()
+                for n in 0..<40 {
+                    let front = "q\(writer)-\(n)"
+                    do {
+                        // A generous wait: the test machine may be loaded.
+                        let run = try DeckBinary.run(["add", "C.sampledeck", "--front", front, "--back", "b", "--wait", "120"], in: directory)
+                        if run.status == 0 { outcome.landed.append(front) } else { outcome.unexpected.append("\(front): \(run)") }
+                    } catch {
+                        outcome.unexpected.append("\(front): \(error)")
+                    }
+                }
+                return outcome
+            }
+        }
+        let outcomes = Threads.start(bodies).wait()
+        #expect(outcomes.flatMap(\.unexpected).isEmpty, "\(outcomes.flatMap(\.unexpected).prefix(3))")
+        let stored = try DeckState.cards(of: "C.sampledeck", in: directory).values.map(\.front)
+        #expect(stored.count == 80 && Set(stored) == Set(outcomes.flatMap(\.landed)))
+        #expect(try DeckState.problems(of: "C.sampledeck", in: directory).isEmpty)
+    }
+
+    @Test("--no-wait is refused at once while another process writes; readers never wait")
+    func noWaitIsRefusedAtOnce() throws {
+        let scratch = try Scratch("concurrency")
+        let directory = scratch.url
+        #expect(try scratch.run("create", "C.sampledeck").status == 0)
+        let holder = try DeckDocument.open(at: directory.appendingPathComponent("C.sampledeck"))
+        let refused = try DeckBinary.run(["add", "C.sampledeck", "--front", "a", "--back", "b", "--no-wait"], in: directory)
+        #expect(refused.status == 74 && refused.stderr.contains("open for writing by another process"), "\(refused)")
+        let waited = try DeckBinary.run(["add", "C.sampledeck", "--front", "a", "--back", "b", "--wait", "0.3"], in: directory)
+        #expect(waited.status == 74 && waited.stderr.contains("(waited 0.3 s)"), "\(waited)")
+        let reader = try DeckBinary.run(["list", "C.sampledeck"], in: directory)
+        #expect(reader.status == 0)
+        try holder.close()
+        #expect(try DeckBinary.run(["add", "C.sampledeck", "--front", "a", "--back", "b", "--no-wait"], in: directory).status == 0)
+    }
+
     @Test("4 writers that retry on \"in use\" get every write in")
     func retryingWritersLoseNothing() throws {
         let scratch = try Scratch("concurrency")

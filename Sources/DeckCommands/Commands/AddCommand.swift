@@ -14,6 +14,7 @@ struct AddCommand: ParsableCommand {
     @Option(name: .customLong("tag"), help: ArgumentHelp("A tag (repeatable).", valueName: "tag")) var tags: [String] = []
     @Option(help: "The kind of card.") var kind: CardKindArgument = .basic
     @OptionGroup var output: OutputOptions
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
@@ -22,7 +23,7 @@ struct AddCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try OpenDeck.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         let added = try store.add([(kind.rawValue, front, back, tags)])
         for card in added {
             if output.json {

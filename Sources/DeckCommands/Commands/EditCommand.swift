@@ -15,6 +15,7 @@ struct EditCommand: ParsableCommand {
     @Option(name: .customLong("tag"), help: ArgumentHelp("+tag adds a tag, -tag removes one (repeatable).", valueName: "+tag|-tag"))
     var tagChanges: [String] = []
     @OptionGroup var output: OutputOptions
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
@@ -29,7 +30,7 @@ struct EditCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try OpenDeck.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         guard var card = try store.card(id: cardID) else {
             throw CommandFailure(.failure, path: deck, reason: "no card with id \(cardID)")
         }

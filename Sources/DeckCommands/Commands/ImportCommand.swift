@@ -61,6 +61,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The format of the files (default: from the file name, else CSV/TSV guessed).") var format: Format?
     @Flag(help: "Create the deck when it does not exist.") var create = false
     @OptionGroup var output: OutputOptions
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
@@ -86,7 +87,7 @@ struct ImportCommand: ParsableCommand {
         let created = create && !FileManager.default.fileExists(atPath: deck)
         let store: OpenDeck = created
             ? try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
-            : try OpenDeck.open(at: deck, readOnly: false)
+            : try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         do {
             let summary = try importAll(into: store.document, adoptsTitle: created)
             report(summary, cards: try store.cardCount())

@@ -40,6 +40,7 @@ struct OpenCommand: ParsableCommand {
     var autosave: Int = 30
     @Flag(name: .customLong("no-autosave"), help: "Save only on save and at the end of the session.")
     var noAutosave = false
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
@@ -48,7 +49,7 @@ struct OpenCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let session = try DeckSession(path: deck, autosaveInterval: noAutosave ? nil : Double(autosave))
+        let session = try DeckSession(path: deck, autosaveInterval: noAutosave ? nil : Double(autosave), wait: waiting.policy)
         try session.run(editor: LineEditor(completions: { [weak session] before, word in
             session?.completions(before: before, word: word) ?? []
         }))

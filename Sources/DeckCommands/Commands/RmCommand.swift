@@ -13,6 +13,7 @@ struct RmCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The identifiers of the cards to remove.", valueName: "card-id")) var cardIDs: [Int64] = []
     @Option(name: .customLong("where"), help: ArgumentHelp("Remove the cards matching this filter.", valueName: "filter")) var filter: String?
     @OptionGroup var output: OutputOptions
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
@@ -23,7 +24,7 @@ struct RmCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
-        let store = try OpenDeck.open(at: deck, readOnly: false)
+        let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         var ids = cardIDs
         if let filter {
             let expression = try ErrorMapping.run { try FilterParser.parse(filter) }

@@ -48,11 +48,11 @@ final class DeckSession {
     private var keepsWorkingCopy = false
 
     /// Opens `path` for writing (taking its lock) and makes the working copy.
-    init(path: String, autosaveInterval: Double?, terminal: Terminal = .current) throws {
+    init(path: String, autosaveInterval: Double?, wait: DeckLockWait = .none, terminal: Terminal = .current) throws {
         self.path = path
         self.autosaveInterval = autosaveInterval
         self.terminal = terminal
-        deck = try OpenDeck.open(at: path, readOnly: false)
+        deck = try OpenDeck.open(at: path, readOnly: false, wait: wait)
         let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("deck-open-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

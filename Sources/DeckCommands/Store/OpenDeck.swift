@@ -35,14 +35,15 @@ final class OpenDeck {
 
     /// Opens the deck at `path`; read-only, `path` may also be an archive made by
     /// `deck archive` (read through a private temporary copy removed on close).
-    static func open(at path: String, readOnly: Bool) throws -> OpenDeck {
+    /// Opening for writing waits as `wait` allows while another writer holds the deck.
+    static func open(at path: String, readOnly: Bool, wait: DeckLockWait = .none) throws -> OpenDeck {
         try mapping(path) {
             let url = URL(fileURLWithPath: path)
             var isDirectory: ObjCBool = false
             if readOnly, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 return OpenDeck(path: path, document: try DeckDocument.open(archive: url, limits: ArchiveSecurity.limits()))
             }
-            return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite))
+            return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite, lockWait: wait))
         }
     }
 

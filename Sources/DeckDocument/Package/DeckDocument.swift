@@ -132,14 +132,15 @@ public final class DeckDocument {
     /// anything. Read-write opening takes the deck's lock; read-only opening writes nothing.
     /// - Throws: ``DeckError``: `missing`; `notADeck` for a foreign or incomplete package;
     ///   `newerVersion` naming both versions; `notADeck` with "run deck migrate" for an older
-    ///   format (see ``migrate(at:)``); `inUse` when another writer holds the lock; `corrupt`.
-    public static func open(at url: URL, mode: DeckOpenMode = .readWrite) throws -> DeckDocument {
+    ///   format (see ``migrate(at:)``); `inUse` when another writer holds the lock (after
+    ///   waiting as `lockWait` allows: not at all by default); `corrupt`.
+    public static func open(at url: URL, mode: DeckOpenMode = .readWrite, lockWait: DeckLockWait = .none) throws -> DeckDocument {
         let url = url.standardizedFileURL
         let manifest = try readManifest(of: url)
         if let error = DeckManifest.versionError(manifest.formatVersion, path: url.path) { throw error }
         let storeURL = try validateStoreName(manifest.store, in: url)
         try verifyStore(at: storeURL, package: url)
-        let lock = mode == .readWrite ? try DeckLock(package: url) : nil
+        let lock = mode == .readWrite ? try DeckLock(package: url, wait: lockWait) : nil
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [
