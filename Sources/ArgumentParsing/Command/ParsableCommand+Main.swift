@@ -8,6 +8,9 @@ extension ParsableCommand {
     /// Runs the tool with the process's arguments and terminal, then exits the process
     /// with the command's status. Call it from the executable's `main`.
     public static func main() async {
+        // A reader that goes away (`tool … | head -1`) is a write error (EPIPE) the command
+        // can stop on quietly, not a signal that kills it mid-write.
+        signal(SIGPIPE, SIG_IGN)
         let status = await main(nil, terminal: .standard)
         exit(status.rawValue)
     }
@@ -37,7 +40,8 @@ extension ParsableCommand {
             } catch {
                 // A command that failed has printed its one error line already (often this
                 // same failure, met by its own write): a second line would only repeat it.
-                if status.isSuccess {
+                // A reader that closed the pipe early wanted no more: no error.
+                if status.isSuccess, error.code != EPIPE {
                     terminal.stderr.write("\(commandName): error: \(error.message.escapingControlCharacters())\n")
                     status = .ioError
                 }

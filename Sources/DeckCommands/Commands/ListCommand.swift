@@ -9,8 +9,10 @@ struct ListCommand: ParsableCommand {
         discussion: """
             A filter reads like: front contains "chat" and (tag = "verbs" or created > 2026-01-01) and not kind = cloze. \
             Fields: id, front, back, kind, tag, created, modified. Sort keys: id, front, back, kind, created, modified, \
-            each optionally followed by :desc. Tables fit the terminal and truncate long fields with an ellipsis; \
-            tsv and json print everything.
+            each optionally followed by :desc. Tables fit the terminal and truncate long fields with an ellipsis \
+            (column widths are fitted to the first \(CardStream.tableSample) cards); tsv and json print everything. Cards are \
+            printed as they are read, so a listing of any size starts at once and uses little memory; a reader that \
+            stops early (deck list | head -1) ends it quietly.
             """,
         examples: [.init("The ten first verbs by front.", command: "deck list French.sampledeck --where 'tag = verbs' --sort front --limit 10")])
 
@@ -44,7 +46,8 @@ struct ListCommand: ParsableCommand {
             (field: String(key.split(separator: ":").first ?? ""), descending: key.hasSuffix(":desc"))
         }
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        let cards = try store.cards(where: expression, sortedBy: keys, limit: limit, offset: offset)
-        CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
+        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width)
+        try store.forEachCard(where: expression, sortedBy: keys, limit: limit, offset: offset) { try stream.add($0) }
+        try stream.finish()
     }
 }

@@ -31,8 +31,9 @@ struct SearchCommand: ParsableCommand {
         // Cards a bulk import left unindexed: index them for good when the deck can be opened
         // for writing (otherwise the read-only search indexes them in memory, every time).
         if store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
-        let cards = try store.search(text, limit: limit)
-        CardPrinter.print(cards, format: output.json ? .json : format, width: Terminal.current.width)
-        if cards.isEmpty { throw ExitCode.failure }
+        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width)
+        try store.forEachSearchResult(text, limit: limit) { try stream.add($0) }
+        try stream.finish()
+        if stream.count == 0 { throw ExitCode.failure }
     }
 }

@@ -14,13 +14,17 @@ enum CardPrinter {
         }
     }
 
+    static let tsvHeader = "id\tkind\tfront\tback\ttags\n"
+
     static func tsv(_ cards: [CardRecord]) -> String {
-        var text = "id\tkind\tfront\tback\ttags\n"
-        for card in cards {
-            text += [String(card.id), card.kind, escape(card.front), escape(card.back), card.tags.joined(separator: " ")]
-                .joined(separator: "\t") + "\n"
-        }
+        var text = tsvHeader
+        for card in cards { text += tsvLine(card) }
         return text
+    }
+
+    static func tsvLine(_ card: CardRecord) -> String {
+        String(card.id) + "\t" + card.kind + "\t" + escape(card.front) + "\t" + escape(card.back) + "\t"
+            + card.tags.joined(separator: " ") + "\n"
     }
 
     static func json(_ cards: [CardRecord]) -> String {
@@ -35,38 +39,57 @@ enum CardPrinter {
     }
 
     static func table(_ cards: [CardRecord], width: Int) -> String {
-        let headers = ["ID", "FRONT", "BACK", "TAGS"]
-        var rows = cards.map { [String($0.id), oneLine($0.front), oneLine($0.back), $0.tags.joined(separator: " ")] }
-        rows.insert(headers, at: 0)
-        var widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        // Shrink the widest text columns until the table fits (two spaces between columns).
-        let available = max(width, 40) - 2 * 3
-        while widths.reduce(0, +) > available {
-            guard let widest = (1...3).max(by: { widths[$0] < widths[$1] }), widths[widest] > 6 else { break }
-            widths[widest] -= 1
+        let layout = TableLayout(fitting: cards, width: width)
+        return layout.header + cards.map(layout.line).joined()
+    }
+
+    /// The columns of a card table: widths fitted to some cards and the terminal width.
+    struct TableLayout {
+        static let headers = ["ID", "FRONT", "BACK", "TAGS"]
+        var widths: [Int]
+
+        init(fitting cards: [CardRecord], width: Int) {
+            let rows = [Self.headers] + cards.map(Self.cells)
+            var widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            // Shrink the widest text columns until the table fits (two spaces between columns).
+            let available = max(width, 40) - 2 * 3
+            while widths.reduce(0, +) > available {
+                guard let widest = (1...3).max(by: { widths[$0] < widths[$1] }), widths[widest] > 6 else { break }
+                widths[widest] -= 1
+            }
+            self.widths = widths
         }
-        var text = ""
-        for row in rows {
+
+        static func cells(_ card: CardRecord) -> [String] {
+            [String(card.id), oneLine(card.front), oneLine(card.back), card.tags.joined(separator: " ")]
+        }
+
+        var header: String { format(Self.headers) }
+
+        func line(_ card: CardRecord) -> String { format(Self.cells(card)) }
+
+        private func format(_ row: [String]) -> String {
             let cells = (0..<4).map { column -> String in
                 let cell = truncate(row[column], to: widths[column])
-                return column == 3 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                return column == 3 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
             }
-            text += cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n"
+            return cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n"
         }
-        return text
     }
 
     static func truncate(_ text: String, to width: Int) -> String {
         text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
     }
 
-    private static func oneLine(_ text: String) -> String {
+    fileprivate static func oneLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
             .replacingOccurrences(of: "\t", with: " ")
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
+        // Most fields hold nothing to escape: one pass over the bytes finds out.
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
             .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
     }
 }
@@ -74,5 +97,77 @@ enum CardPrinter {
 extension String {
     fileprivate func trimmingTrailingSpaces() -> String {
         String(reversed().drop { $0 == " " }.reversed())
+    }
+}
+
+/// Prints cards as they arrive, so a listing of any size starts at once and holds only a
+/// few cards in memory: TSV and JSON a card at a time; a table fitted to its first
+/// ``CardStream/tableSample`` cards (later cards are truncated to those widths).
+///
+/// ``add(_:)`` returns false once standard output is closed by its reader (`deck list |
+/// head -1`): the listing stops quietly.
+struct CardStream {
+    static let tableSample = 256
+
+    let format: CardFormat
+    let width: Int
+    let out: OutputWriter
+    private var pending: [CardRecord] = []
+    private var layout: CardPrinter.TableLayout?
+    private(set) var count = 0
+    private(set) var isClosed = false
+
+    init(format: CardFormat, width: Int, out: OutputWriter = Terminal.current.stdout) {
+        self.format = format
+        self.width = width
+        self.out = out
+    }
+
+    /// Prints (or holds, for a table's first cards) one card; false when output is closed.
+    mutating func add(_ card: CardRecord) throws -> Bool {
+        defer { count += 1 }
+        switch format {
+        case .tsv:
+            try emit(count == 0 ? CardPrinter.tsvHeader + CardPrinter.tsvLine(card) : CardPrinter.tsvLine(card))
+        case .json:
+            try emit((count == 0 ? "[" : ",") + "\n  " + CardPrinter.object(card))
+        case .table:
+            if let layout {
+                try emit(layout.line(card))
+            } else {
+                pending.append(card)
+                if pending.count == Self.tableSample { try flushTable() }
+            }
+        }
+        return !isClosed
+    }
+
+    /// Ends the listing (closing JSON's array, printing a short table).
+    mutating func finish() throws {
+        guard !isClosed else { return }
+        switch format {
+        case .tsv: if count == 0 { try emit(CardPrinter.tsvHeader) }
+        case .json: try emit(count == 0 ? "[]\n" : "\n]\n")
+        case .table: if layout == nil { try flushTable() }
+        }
+    }
+
+    private mutating func flushTable() throws {
+        let layout = CardPrinter.TableLayout(fitting: pending, width: width)
+        self.layout = layout
+        var text = layout.header
+        for card in pending { text += layout.line(card) }
+        pending.removeAll()
+        try emit(text)
+    }
+
+    /// Writes text; a reader that went away (EPIPE) ends the listing, any other failure throws.
+    private mutating func emit(_ text: String) throws {
+        guard !isClosed else { return }
+        do {
+            try out.write(contentsOf: text.utf8)
+        } catch let error where error.code == EPIPE {
+            isClosed = true
+        }
     }
 }

@@ -65,6 +65,20 @@ final class OpenDeck {
         }
     }
 
+    /// Calls `body` with each card matching `filter` as rows come from one query (bounded
+    /// memory, first card at once); `body` returns false to stop.
+    func forEachCard(where filter: FilterExpression?, sortedBy sort: [(field: String, descending: Bool)],
+                     limit: Int?, offset: Int, _ body: (CardRecord) throws -> Bool) throws {
+        try mapping(path) {
+            try document.forEachCardRow(where: filter, sortedBy: sort, limit: limit, offset: offset) { try body(Self.record($0)) }
+        }
+    }
+
+    /// Calls `body` with each card a search finds, best first, without loading models.
+    func forEachSearchResult(_ text: String, limit: Int?, _ body: (CardRecord) throws -> Bool) throws {
+        try mapping(path) { try document.forEachSearchRow(matching: text, limit: limit) { try body(Self.record($0)) } }
+    }
+
     /// Whether a bulk import left cards out of the search index (the next writable search indexes them).
     var hasPendingSearchIndex: Bool { (try? document.hasPendingSearchIndex()) ?? false }
 
@@ -135,6 +149,10 @@ final class OpenDeck {
     }
 
     // MARK: - Helpers
+
+    private static func record(_ row: CardRow) -> CardRecord {
+        CardRecord(id: row.id, kind: row.kind, front: row.front, back: row.back, tags: row.tags, created: row.created, modified: row.modified)
+    }
 
     private static func record(_ card: Card) -> CardRecord {
         CardRecord(id: card.id, kind: card.kind.rawValue, front: card.front, back: card.back,

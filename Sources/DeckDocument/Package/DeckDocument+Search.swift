@@ -15,6 +15,11 @@ extension DeckDocument {
     /// the store) and searches both, ranking each match within its own index.
     /// - Throws: ``DeckError`` `closed`; the store's error.
     public func search(_ text: String, limit: Int?) throws -> [Card] {
+        try cards(primaryKeys: try searchKeys(text, limit: limit))
+    }
+
+    /// The keys of the cards ``search(_:limit:)`` finds, best first.
+    func searchKeys(_ text: String, limit: Int?) throws -> [Int64] {
         try requireOpen()
         guard let query = Self.ftsQuery(text) else { return [] }
         if mode == .readWrite { try updateSearchIndex() }
@@ -37,7 +42,7 @@ extension DeckDocument {
             }
             return rows.compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
-        return try cards(primaryKeys: keys)
+        return keys
     }
 
     /// Whether some cards are not in the full-text index yet (a bulk import deferred them to
