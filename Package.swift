@@ -90,7 +90,7 @@ let package = Package(
         // The filter language of `--where` (parsing into a syntax tree, no I/O).
         .target(name: "DeckFilter"),
         // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
-        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest"]),
+        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest", "CardTemplates"]),
 
         // MARK: Scheduling
 

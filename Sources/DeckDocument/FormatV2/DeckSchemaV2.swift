@@ -576,7 +576,7 @@ extension DeckSchemaV2 {
         public var ankiConfig: String = "{}"
         public static let schemaMetadata: [Schema.PropertyMetadata] = [
             .attribute("title", \DeckInfo.title),
-            .attribute("deckDescription", \DeckInfo.deckDescription),
+            .attribute("deckDescription", \DeckInfo.deckDescription, originalName: "description"),
             .attribute("dayZero", \DeckInfo.dayZero),
             .attribute("dayStartsAt", \DeckInfo.dayStartsAt),
             .attribute("ankiConfig", \DeckInfo.ankiConfig),

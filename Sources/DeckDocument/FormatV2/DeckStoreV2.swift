@@ -1,3 +1,4 @@
+import CardTemplates
 import Foundation
 import Persistence
 import SQLite
@@ -97,65 +98,64 @@ public enum DeckStoreV2 {
     }
 
     /// The text the index holds for a note's fields: each field as plain text
-    /// (``plainText(fromHTML:)``), joined by line feeds.
+    /// (`FieldText.plainText(fromHTML:)` of CardTemplates), joined by line feeds.
     public static func searchText(ofFields fields: [String]) -> String {
-        fields.map(plainText(fromHTML:)).joined(separator: "\n")
+        fields.map(FieldText.plainText(fromHTML:)).joined(separator: "\n")
     }
 
-    /// HTML as the index and the sort field keep it: `<style>` and `<script>` elements removed
-    /// with their content, other tags (`<` followed by a letter, `/` or `!`, up to the next `>`) removed (`<br>`, `<div>` and `<p>` become a space), the
-    /// entities `&amp;` `&lt;` `&gt;` `&quot;` `&#39;` `&apos;` `&nbsp;` and numeric ones decoded,
-    /// runs of white space collapsed to one space, leading and trailing space trimmed.
-    public static func plainText(fromHTML html: String) -> String {
-        guard html.contains(where: { $0 == "<" || $0 == "&" }) else { return collapseSpace(html) }
-        var out = ""
-        out.reserveCapacity(html.utf8.count)
-        var index = html.startIndex
-        while index < html.endIndex {
-            let character = html[index]
-            let next = html.index(after: index)
-            if character == "<", next < html.endIndex, html[next].isLetter || html[next] == "/" || html[next] == "!",
-               let close = html[index...].firstIndex(of: ">") {
-                let tag = html[html.index(after: index)..<close].lowercased()
-                let name = tag.prefix { $0.isLetter || $0.isNumber || $0 == "/" }
-                if name == "style" || name == "script",
-                   let end = html.range(of: "</\(name)", options: [.caseInsensitive], range: close..<html.endIndex),
-                   let endClose = html[end.upperBound...].firstIndex(of: ">") {
-                    index = html.index(after: endClose)
-                    continue
+    /// The tag names of a note as the index holds them: separated by one space.
+    static let tagsOfNoteSQL = """
+        coalesce((SELECT group_concat(t."name", ' ') FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" WHERE j."source" = n."pk"), '')
+        """
+
+    /// Rebuilds the whole index from the notes and their tags, and clears the pending marker.
+    static func rebuildSearch(_ db: Database) throws {
+        try db.execute("DELETE FROM \"NoteSearch\"")
+        try db.execute("DELETE FROM \"NoteSearchPending\"")
+        let insert = try db.prepare("INSERT INTO \"NoteSearch\"(rowid, fields, tags) VALUES (?, ?, ?)")
+        let decoder = JSONDecoder()
+        for row in try db.rows("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM \"Note\" n ORDER BY n.\"pk\"") {
+            guard row.count == 3, case .integer(let key) = row[0], case .text(let json) = row[1], case .text(let tags) = row[2] else {
+                throw MigrationFault("a note row has the wrong types")
+            }
+            guard let fields = try? decoder.decode([String].self, from: Data(json.utf8)) else {
+                throw MigrationFault("note \(key): fields is not a JSON array of strings")
+            }
+            try insert.execute([.integer(key), .text(searchText(ofFields: fields)), .text(tags)])
+        }
+    }
+
+    /// Upgrades a format version 1 store, in place, to version 2: drops version 1's search
+    /// index and its triggers, runs ``DeckMigrationPlan`` (one transaction), creates version 2's
+    /// index and extra indexes, and indexes every note. Call it on a private copy of the store
+    /// (``DeckDocument/migrate(at:to:)`` does): the steps around the migration's transaction
+    /// are not atomic with it.
+    public static func upgradeVersion1Store(at url: URL) throws {
+        do {
+            let db = try Database(path: url.path, mode: .readWrite)
+            defer { db.close() }
+            guard try db.userVersion() == 1, try db.tableExists("Card"), try db.tableExists("MediaReference") else {
+                throw MigrationFault("\(url.lastPathComponent) is not a format version 1 store")
+            }
+            try db.transaction(.immediate) {
+                for statement in DeckStore.searchDDL {
+                    if let trigger = DeckStore.triggerName(of: statement) { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(trigger))") }
                 }
-                if ["br", "br/", "div", "/div", "p", "/p", "li", "/li", "tr", "/tr", "td", "/td"].contains(name) { out.append(" ") }
-                index = html.index(after: close)
-            } else if character == "&", let semicolon = html[index...].prefix(12).firstIndex(of: ";"),
-                      let decoded = decodeEntity(html[html.index(after: index)..<semicolon]) {
-                out.append(decoded)
-                index = html.index(after: semicolon)
-            } else {
-                out.append(character)
-                index = html.index(after: index)
+                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(DeckStore.searchTable))")
+                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(DeckStore.pendingTable))")
+                // Version 2's link tables, which the migration's second half fills: the
+                // persistence layer creates new link tables only after a plan's stages.
+                for statement in schema().makeDDL() where statement.contains("\"Note_tags") || statement.contains("\"Note_media") {
+                    try db.execute(statement)
+                }
             }
         }
-        return collapseSpace(out)
-    }
-
-    static func decodeEntity(_ name: Substring) -> Character? {
-        switch name {
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        case "apos", "#39": return "'"
-        case "nbsp": return " "
-        default:
-            let number: UInt32?
-            if name.hasPrefix("#x") || name.hasPrefix("#X") { number = UInt32(name.dropFirst(2), radix: 16) }
-            else if name.hasPrefix("#") { number = UInt32(name.dropFirst()) }
-            else { number = nil }
-            return number.flatMap(Unicode.Scalar.init).map(Character.init)
+        let container = try ModelContainer(for: schema(), migrationPlan: DeckMigrationPlan.self,
+                                           configurations: [ModelConfiguration("Deck", url: url)])
+        try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
+            try install(db)
+            try db.transaction(.immediate) { try rebuildSearch(db) }
         }
-    }
-
-    static func collapseSpace(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        try container.close()
     }
 }

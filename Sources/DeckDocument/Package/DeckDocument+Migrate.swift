@@ -9,53 +9,81 @@ extension DeckDocument {
     /// (`-2`, `-3`… when that exists). The new store is built under a temporary name inside
     /// the package; the atomic rewrite of `manifest.json` is the switch point, so a crash
     /// leaves either the old deck or the new one. Card ids are kept.
+    ///
+    /// `target` is the format version to reach: the program's own (``DeckManifest/currentFormatVersion``)
+    /// by default, or 2 (``DeckStoreV2``): a version 0 deck goes through version 1, a version 1
+    /// deck's store is upgraded by ``DeckMigrationPlan`` in one transaction. Until the program
+    /// writes version 2, a deck migrated to 2 is opened with ``DeckStoreV2`` only.
     /// - Returns: the old and new format versions and the backup (nil when the deck was
-    ///   already current and nothing was done).
+    ///   already at `target` and nothing was done).
     /// - Throws: ``DeckError``: `newerVersion`, `notADeck`, `corrupt`, `inUse`, `io`.
-    public static func migrate(at url: URL) throws -> (from: Int, to: Int, backup: URL?) {
+    public static func migrate(at url: URL, to target: Int = DeckManifest.currentFormatVersion) throws -> (from: Int, to: Int, backup: URL?) {
         let url = url.standardizedFileURL
         let raw = try readRawManifest(of: url)
         let current = DeckManifest.currentFormatVersion
         guard let version = raw["formatVersion"] as? Int else {
             throw DeckError(path: url.appendingPathComponent(manifestName).path, reason: "manifest lacks an integer formatVersion", kind: .corrupt)
         }
-        if version > current, let error = DeckManifest.versionError(version, path: url.path) { throw error }
-        if version == current {
-            let document = try open(at: url, mode: .readOnly)
-            try document.close()
-            return (current, current, nil)
+        guard (1...DeckStoreV2.formatVersion).contains(target) else {
+            throw DeckError(path: url.path, reason: "can't migrate to format version \(target): this program knows versions 0 to \(DeckStoreV2.formatVersion)", kind: .newerVersion)
         }
-        guard version == 0 else {
+        if version > max(current, target), let error = DeckManifest.versionError(version, path: url.path) { throw error }
+        if version == target {
+            if target == current {
+                let document = try open(at: url, mode: .readOnly)
+                try document.close()
+            }
+            return (version, version, nil)
+        }
+        guard version < target else {
+            throw DeckError(path: url.path, reason: "format version \(version) can't be migrated down to \(target)", kind: .newerVersion)
+        }
+        guard version == 0 || version == 1 else {
             throw DeckError(path: url.path, reason: "unknown deck format version \(version)", kind: .corrupt)
         }
         let lock = try DeckLock(package: url)
         defer { lock.release() }
-        let oldStore = try validateStoreName(raw["store"] as? String ?? "Cards.sqlite", in: url)
+        let oldStore = try validateStoreName(raw["store"] as? String ?? (version == 0 ? "Cards.sqlite" : DeckManifest.defaultStoreName), in: url)
         guard FileManager.default.fileExists(atPath: oldStore.path) else {
             throw DeckError(path: url.path, reason: "not a complete .sampledeck package: the store \(oldStore.lastPathComponent) is missing", kind: .notADeck)
         }
-        let rows = try readVersion0Cards(oldStore)
+        let rows = version == 0 ? try readVersion0Cards(oldStore) : []
         let backup = try makeBackup(of: url, version: version)
 
-        let newName = oldStore.lastPathComponent == DeckManifest.defaultStoreName ? "Deck-v\(current).sqlite" : DeckManifest.defaultStoreName
+        let newName = oldStore.lastPathComponent == DeckManifest.defaultStoreName ? "Deck-v\(target).sqlite" : DeckManifest.defaultStoreName
         let building = url.appendingPathComponent(".\(newName).migrating")
         try? FileManager.default.removeItem(at: building)
         let title = raw["title"] as? String ?? url.deletingPathExtension().lastPathComponent
         do {
-            try DeckStore.createEmptyStore(at: building)
-            let container = try ModelContainer(for: DeckStore.schema(), configurations: [ModelConfiguration("Deck", url: building)])
-            try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: current) }
-            try container.close()
-            let db = try Database(path: building.path, mode: .readWrite)
-            defer { db.close() }
-            try db.transaction(.immediate) {
-                try insertVersion0(rows, title: title, into: db)
+            if version == 0 {
+                try DeckStore.createEmptyStore(at: building)
+                let container = try ModelContainer(for: DeckStore.schema(), configurations: [ModelConfiguration("Deck", url: building)])
+                try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: 1) }
+                try container.close()
+                let db = try Database(path: building.path, mode: .readWrite)
+                defer { db.close() }
+                try db.transaction(.immediate) {
+                    try insertVersion0(rows, title: title, into: db)
+                }
+            } else {
+                // A private copy of the version 1 store (a consistent snapshot through SQLite's
+                // backup API), upgraded in place; the original stays as it is until the switch.
+                let source = try Database(path: oldStore.path, mode: .readOnly)
+                defer { source.close() }
+                let copy = try Database(path: building.path, mode: .create)
+                defer { copy.close() }
+                try source.backup(to: copy)
             }
+            if target == DeckStoreV2.formatVersion { try DeckStoreV2.upgradeVersion1Store(at: building) }
         } catch let error as DeckError {
             try? FileManager.default.removeItem(at: building)
             throw error
         } catch {
             try? FileManager.default.removeItem(at: building)
+            // Data the migration can't carry over is damage (65); anything else is the disk's (74).
+            if error is MigrationFault || error is PersistenceError {
+                throw DeckError(path: url.path, reason: "can't migrate from format version \(version) to \(target): \(error)", kind: .corrupt)
+            }
             throw DeckError(path: building.path, reason: "can't build the migrated store: \(error)", kind: .io)
         }
         try syncFile(building)
@@ -64,13 +92,14 @@ extension DeckDocument {
             throw DeckError(path: newStore.path, reason: "can't move the migrated store into place: \(AtomicFile.errnoText())", kind: .io)
         }
         var manifest = DeckManifest(title: title, created: (raw["created"] as? String).flatMap(DeckManifest.parseDate) ?? Date(),
-                                    store: newName)
+                                    documentID: (raw["documentID"] as? String).flatMap(UUID.init(uuidString:)) ?? UUID(),
+                                    formatVersion: target, store: newName)
         manifest.modified = Date()
         try AtomicFile.write(try manifest.encoded(), to: url.appendingPathComponent(manifestName))
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: oldStore.path + suffix)
         }
-        return (version, current, backup)
+        return (version, target, backup)
     }
 
     /// The manifest as a JSON object, checking the content type.
