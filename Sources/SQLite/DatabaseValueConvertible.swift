@@ -15,7 +15,7 @@ import Foundation
 /// | `Date` | REAL, seconds since 1970-01-01 UTC (readable with `datetime(x, 'unixepoch')`) |
 /// | `UUID` | TEXT, upper-case canonical form |
 /// | `URL` | TEXT, the absolute string |
-/// | `Decimal` | TEXT, its exact description |
+/// | `Decimal` | TEXT, exact and ordered by value (`Decimal.orderedText`: `9.99` is `p501999 9.99`) |
 ///
 /// The statement-level requirements are fast paths that skip ``SQLValue``; their defaults go
 /// through it.
@@ -191,13 +191,91 @@ extension URL: DatabaseValueConvertible {
 }
 
 extension Decimal: DatabaseValueConvertible {
-    public var databaseValue: SQLValue { .text(description) }
+    /// Order-preserving text (see ``Decimal/orderedText``): SQLite's text comparison of two
+    /// stored values is their numeric comparison, and no digit is lost.
+    public var databaseValue: SQLValue { .text(orderedText) }
+    /// Reads the order-preserving text, and also the plain text (`12.5`), integers and reals
+    /// of stores written before it.
     public static func fromDatabaseValue(_ value: SQLValue) -> Decimal? {
         switch value {
-        case .text(let v): Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
+        case .text(let v): Decimal(orderedText: v) ?? Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
         case .integer(let v): Decimal(v)
-        case .real(let v): Decimal(v)
+        case .real(let v): Decimal(string: "\(v)", locale: Locale(identifier: "en_US_POSIX"))
         default: nil
+        }
+    }
+}
+
+extension Decimal {
+    /// The value as text that sorts, byte by byte, in numeric order, followed by the plain
+    /// value for people reading the store.
+    ///
+    /// With the value written as 0.d₁d₂…dₙ × 10ᴱ (no leading or trailing zeros in the
+    /// digits):
+    /// - zero is `o`;
+    /// - a positive value is `p`, then E + 500 in three digits, then the digits, a space and
+    ///   the plain value: `9.99` is `p501999 9.99`, `100` is `p5031 100`;
+    /// - a negative value is `n`, then 499 − E in three digits, then each digit's nine's
+    ///   complement, `~` and the plain value: `-9.99` is `n498000~-9.99`.
+    ///
+    /// `n` < `o` < `p` orders the signs; the fixed-width exponent orders magnitudes; the
+    /// digits order values of one exponent (a space sorts before any digit, so `0.9` comes
+    /// before `0.91`; `~` sorts after any digit, which reverses that for negatives). Equal
+    /// values have equal text (`1.50` and `1.5` are both `p5015 1.5`). NaN is `NaN`.
+    public var orderedText: String {
+        if isNaN { return "NaN" }
+        var text = description
+        let negative = text.hasPrefix("-")
+        if negative { text.removeFirst() }
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0].drop { $0 == "0" }
+        let fraction = parts.count > 1 ? parts[1] : ""
+        var digits = String(whole) + fraction
+        let exponent: Int
+        if whole.isEmpty {
+            let leading = fraction.prefix { $0 == "0" }.count
+            exponent = -leading
+            digits = String(fraction.dropFirst(leading))
+        } else {
+            exponent = whole.count
+        }
+        while digits.last == "0" { digits.removeLast() }
+        guard !digits.isEmpty else { return "o" }
+        // The plain value, canonical (no trailing zeros after the point).
+        let intCount = max(exponent, 0)
+        var plain: String
+        if exponent <= 0 {
+            plain = "0." + String(repeating: "0", count: -exponent) + digits
+        } else if digits.count <= intCount {
+            plain = digits + String(repeating: "0", count: intCount - digits.count)
+        } else {
+            plain = String(digits.prefix(intCount)) + "." + digits.dropFirst(intCount)
+        }
+        func threeDigits(_ n: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, 3 - s.count)) + s
+        }
+        if negative {
+            plain = "-" + plain
+            let complement = String(digits.map { Character(String(9 - ($0.wholeNumberValue ?? 0))) })
+            return "n" + threeDigits(499 - exponent) + complement + "~" + plain
+        }
+        return "p" + threeDigits(exponent + 500) + digits + " " + plain
+    }
+
+    /// Reads ``orderedText``; nil for any other text.
+    public init?(orderedText text: String) {
+        let posix = Locale(identifier: "en_US_POSIX")
+        switch text.first {
+        case "o" where text == "o": self = 0
+        case "p":
+            guard let space = text.firstIndex(of: " "), let value = Decimal(string: String(text[text.index(after: space)...]), locale: posix) else { return nil }
+            self = value
+        case "n":
+            guard let tilde = text.firstIndex(of: "~"), let value = Decimal(string: String(text[text.index(after: tilde)...]), locale: posix) else { return nil }
+            self = value
+        default:
+            if text == "NaN" { self = .nan } else { return nil }
         }
     }
 }

@@ -37,6 +37,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// Creates a container for a schema, migrating stores with `migrationPlan` when needed.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
+        let schema = schema.forContainer()
         self.schema = schema
         let configurations = configurations.isEmpty ? [ModelConfiguration(isStoredInMemoryOnly: true)] : configurations
         self.configurations = configurations
@@ -64,6 +65,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// custom migration stage hands to `willMigrate` / `didMigrate`. Closing it leaves the
     /// store open.
     init(migrating schema: Schema, sharing store: Store) {
+        let schema = schema.forContainer()
         self.schema = schema
         self.configurations = [store.configuration]
         for entity in schema.entities { entity.storeIndex = 0 }

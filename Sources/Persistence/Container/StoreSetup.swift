@@ -24,11 +24,14 @@ struct StoreSetup {
                 }
                 if let migrationPlan, let storedVersion, storedVersion != schema.version {
                     try MigrationRunner(store: store, schema: schema, plan: migrationPlan, storedVersion: storedVersion, setup: self).run(db)
-                    return
+                } else {
+                    try db.transaction(.immediate) {
+                        try createOrAlter(db)
+                        try writeVersion(db)
+                    }
                 }
-                try db.transaction(.immediate) {
-                    try createOrAlter(db)
-                    try writeVersion(db)
+                if try readMetadata(db, Self.decimalKey) != Self.decimalOrdered {
+                    try db.transaction(.immediate) { try rewriteDecimals(db) }
                 }
             }
         } catch let error as DatabaseError {
@@ -46,9 +49,42 @@ struct StoreSetup {
     }
 
     func readVersion(_ db: Database) throws -> Schema.Version? {
+        try readMetadata(db, Self.versionKey).flatMap(Schema.Version.init(string:))
+    }
+
+    func readMetadata(_ db: Database, _ key: String) throws -> String? {
         guard try db.tableExists(Schema.metadataTable) else { return nil }
-        let text = try db.scalar("SELECT \"value\" FROM \(quoteIdentifier(Schema.metadataTable)) WHERE \"key\" = ?", [.text(Self.versionKey)], as: String.self)
-        return text.flatMap(Schema.Version.init(string:))
+        return try db.scalar("SELECT \"value\" FROM \(quoteIdentifier(Schema.metadataTable)) WHERE \"key\" = ?", [.text(key)], as: String.self)
+    }
+
+    /// The metadata key recording that Decimal columns hold ordered text.
+    static let decimalKey = "decimalEncoding"
+    static let decimalOrdered = "ordered"
+
+    /// Stores written before Decimal values were kept as ordered text (`Decimal.orderedText`)
+    /// hold them as plain text (`12.5`), which sorts as text: the first writable open
+    /// rewrites every such value, once (recorded in `persistence_metadata`), in the open's
+    /// transaction. Read-only opens read both forms.
+    func rewriteDecimals(_ db: Database) throws {
+        for root in tables {
+            guard try db.tableExists(root.tableName) else { continue }
+            for entity in root.hierarchy {
+                for attribute in entity.attributes where attribute.storesDecimal(prototype: entity.make()) {
+                    let table = quoteIdentifier(root.tableName), column = quoteIdentifier(attribute.name)
+                    let rows = try db.rows("SELECT \"pk\", \(column) FROM \(table) WHERE \(column) IS NOT NULL AND NOT (typeof(\(column)) = 'text' AND (substr(\(column), 1, 1) IN ('n', 'o', 'p') OR \(column) = 'NaN'))")
+                    let update = try db.prepare("UPDATE \(table) SET \(column) = ? WHERE \"pk\" = ?")
+                    for row in rows {
+                        guard row.count == 2, case .integer(let pk) = row[0], let value = Decimal.fromDatabaseValue(row[1]) else {
+                            throw PersistenceError.invalidStoredValue(entity: entity.name, attribute: attribute.name, value: row.last?.description ?? "")
+                        }
+                        try update.execute([value.databaseValue, .integer(pk)])
+                    }
+                }
+            }
+        }
+        try db.execute("CREATE TABLE IF NOT EXISTS \(quoteIdentifier(Schema.metadataTable)) (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+        try db.execute("INSERT INTO \(quoteIdentifier(Schema.metadataTable)) VALUES (?, ?) ON CONFLICT(\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
+                       [.text(Self.decimalKey), .text(Self.decimalOrdered)])
     }
 
     private var tables: [Schema.Entity] { store.entities.filter { $0.superentity == nil } }
@@ -131,5 +167,18 @@ func sqlLiteral(_ value: SQLValue) -> String {
     case .real(let v): v.isFinite ? "\(v)" : "NULL"
     case .text(let v): "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
     case .blob(let v): "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
+    }
+}
+
+extension Schema.Attribute {
+    /// Whether the attribute stores a `Decimal` through its database conversion (a
+    /// `Codable` attribute of that type is JSON, and is left alone).
+    func storesDecimal(prototype: AnyObject) -> Bool {
+        guard valueTypeName == "Decimal" || valueTypeName == "Optional<Decimal>", sqlType == "TEXT" else { return false }
+        switch read(prototype) {
+        case .text(let text): return Decimal(orderedText: text) != nil
+        case .null: return true
+        default: return false
+        }
     }
 }

@@ -13,6 +13,19 @@ extension ModelContext {
     ///   can't be translated; ``PersistenceError/database(_:)`` from SQLite.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let entity = try requireEntity(T.self)
+        if descriptor.includePendingChanges, let pending = pendingChanges(descriptor, entity: entity, forCount: false) {
+            return try fetchMerging(pending, descriptor: descriptor, entity: entity)
+        }
+        let results = try fetchStored(descriptor, entity: entity)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(results, keyPaths: descriptor.relationshipKeyPathsForPrefetching, entity: entity)
+        }
+        return results
+    }
+
+    /// The stored rows matching a descriptor as models (pending changes not considered;
+    /// models deleted in this context left out).
+    func fetchStored<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T] {
         let query = try makeQuery(descriptor, entity: entity, columns: .rows)
         // Rows are gathered as unmanaged references owned by this array (+1 each), so that
         // handing them to `[T]` at the end moves them instead of retaining and releasing each.
@@ -50,12 +63,6 @@ extension ModelContext {
         } else {
             results = rows.compactMap { $0.takeRetainedValue() as? T }
         }
-        if descriptor.includePendingChanges {
-            results = try mergePending(results, descriptor: descriptor, entity: entity)
-        }
-        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(results, keyPaths: descriptor.relationshipKeyPathsForPrefetching, entity: entity)
-        }
         return results
     }
 
@@ -72,22 +79,38 @@ extension ModelContext {
 
     /// The number of models matching a descriptor, counted in SQL (pending inserts included
     /// when `includePendingChanges`).
+    ///
+    /// With `includePendingChanges` the count is that of ``fetch(_:)``: unsaved inserts and
+    /// edits that match are counted, deleted models and models edited out of the predicate
+    /// are not, and `fetchOffset`/`fetchLimit` apply to the whole.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let entity = try requireEntity(T.self)
         var plain = descriptor
         plain.sortBy = []
-        let query = try makeQuery(plain, entity: entity, columns: .count)
-        var count = try container.store(for: entity).withDatabase { db in
+        plain.fetchLimit = nil
+        plain.fetchOffset = nil
+        var count = try storedCount(plain, entity: entity, keys: nil)
+        if descriptor.includePendingChanges, let pending = pendingChanges(descriptor, entity: entity, forCount: true) {
+            // Stored rows that matched but were deleted or edited since, then what matches now.
+            if !pending.replacedKeys.isEmpty {
+                let keys = Array(pending.replacedKeys)
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    count -= try storedCount(plain, entity: entity, keys: Array(keys[start..<min(start + 500, keys.count)]))
+                }
+            }
+            for model in pending.changed + pending.inserted where try descriptor.predicate?.evaluate(model) ?? true { count += 1 }
+        }
+        count = max(0, count - max(0, descriptor.fetchOffset ?? 0))
+        if let limit = descriptor.fetchLimit { count = min(count, max(0, limit)) }
+        return count
+    }
+
+    private func storedCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, keys: [Int64]?) throws -> Int {
+        let query = try makeQuery(descriptor, entity: entity, columns: .count, keys: keys)
+        return try container.store(for: entity).withDatabase { db in
             do { return try db.scalar(query.sql, query.arguments, as: Int.self) ?? 0 }
             catch { throw PersistenceError.wrap(error) }
         }
-        if descriptor.includePendingChanges && descriptor.fetchLimit == nil && descriptor.fetchOffset == nil {
-            for case let model as T in insertionOrder where try descriptor.predicate?.evaluate(model) ?? true { count += 1 }
-            for case let model as T in deletedModels.values where model.persistentBackingData.state == .deleted {
-                if try descriptor.predicate?.evaluate(model) ?? true { count -= 1 }
-            }
-        }
-        return count
     }
 
     /// The identifiers of the models matching a descriptor, without materialising them.
@@ -240,7 +263,8 @@ extension ModelContext {
         return "\(alias).\"entity\" IN (" + names.map { sqlLiteral(.text($0)) }.joined(separator: ", ") + ")"
     }
 
-    func makeQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, columns: QueryColumns) throws -> Query {
+    /// The SQL of a descriptor; `keys` restricts it to rows with these primary keys.
+    func makeQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, columns: QueryColumns, keys: [Int64]? = nil) throws -> Query {
         var translator = SQLTranslator(schema: schema)
         var conditions: [String] = []
         if let predicate = descriptor.predicate {
@@ -249,6 +273,9 @@ extension ModelContext {
         if entity.usesDiscriminator {
             let condition = discriminatorCondition(entity, includeSubclasses: descriptor.includeSubclasses, alias: "t0")
             if condition != "1" { conditions.append(condition) }
+        }
+        if let keys {
+            conditions.append("t0.\"pk\" IN (" + keys.map { translator.parameter(.integer($0)) }.joined(separator: ", ") + ")")
         }
         let table = entity.rootEntity
         let select: String
@@ -279,26 +306,144 @@ extension ModelContext {
         return Query(sql: sql, arguments: arguments)
     }
 
-    /// Adds matching unsaved inserts to fetched results, then re-sorts and re-limits.
-    private func mergePending<T: PersistentModel>(_ results: [T], descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T] {
-        let pending = try insertionOrder.compactMap { $0 as? T }.filter { try descriptor.predicate?.evaluate($0) ?? true }
-        guard !pending.isEmpty else { return results }
-        var merged = results + pending
-        if !descriptor.sortBy.isEmpty {
-            merged.sort { a, b in
-                for sort in descriptor.sortBy {
-                    switch sort.compare(a, b) {
-                    case .orderedAscending: return true
-                    case .orderedDescending: return false
-                    case .orderedSame: continue
-                    }
-                }
-                return false
+    // MARK: Pending changes
+
+    /// The unsaved changes a fetch of `descriptor` must take into account.
+    struct PendingChanges<T: PersistentModel> {
+        /// Inserted models of the entity (not yet matched against the predicate).
+        var inserted: [T] = []
+        /// Registered models of the entity with unsaved edits.
+        var changed: [T] = []
+        /// Primary keys of stored rows whose stored values no longer count: the changed
+        /// models' and the deleted ones'.
+        var replacedKeys: Set<Int64> = []
+    }
+
+    /// The pending inserts, edits and deletes of the descriptor's entity, or nil when there
+    /// are none that could change the result (the fetch is then one SQL query).
+    ///
+    /// Edits are looked for (a scan of the entity's registered models) only when they can
+    /// change the answer: with a predicate, and for a fetch also with a sort or a window.
+    func pendingChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, forCount: Bool) -> PendingChanges<T>? {
+        func relevant(_ model: any PersistentModel) -> T? {
+            guard let typed = model as? T else { return nil }
+            if !descriptor.includeSubclasses, self.entity(of: model) !== entity { return nil }
+            return typed
+        }
+        var pending = PendingChanges<T>()
+        pending.inserted = insertionOrder.compactMap(relevant)
+        let windowed = descriptor.fetchLimit != nil || descriptor.fetchOffset != nil
+        // Deleted rows are skipped by the fetch itself; they matter to a count and a window.
+        if forCount || windowed {
+            for model in deletedModels.values where model.persistentBackingData.state == .deleted {
+                if relevant(model) != nil { pending.replacedKeys.insert(model.persistentBackingData.primaryKey) }
             }
         }
-        if let limit = descriptor.fetchLimit, merged.count > limit { merged = Array(merged.prefix(limit)) }
+        let scanEdits = descriptor.predicate != nil || (!forCount && (!descriptor.sortBy.isEmpty || windowed))
+        if scanEdits, let table = registry[tableKey(entity)], !table.isEmpty {
+            for model in table.models where isChanged(model) {
+                guard let typed = relevant(model) else { continue }
+                pending.changed.append(typed)
+                pending.replacedKeys.insert(model.persistentBackingData.primaryKey)
+            }
+        }
+        if pending.inserted.isEmpty && pending.changed.isEmpty && pending.replacedKeys.isEmpty { return nil }
+        return pending
+    }
+
+    /// A fetch that merges pending changes: the stored rows (without those replaced by
+    /// edits or deletes), then the inserted and edited models that match now, in the
+    /// descriptor's order as SQLite would sort them, then the window.
+    private func fetchMerging<T: PersistentModel>(_ pending: PendingChanges<T>, descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T] {
+        var stored = descriptor
+        let offset = max(0, descriptor.fetchOffset ?? 0)
+        stored.fetchOffset = nil
+        if let limit = descriptor.fetchLimit { stored.fetchLimit = offset + max(0, limit) + pending.replacedKeys.count }
+        let changed = Set(pending.changed.map(ObjectIdentifier.init))
+        var merged = try fetchStored(stored, entity: entity).filter { !changed.contains(ObjectIdentifier($0)) }
+        let matching = try (pending.changed + pending.inserted).filter { try descriptor.predicate?.evaluate($0) ?? true }
+        if !matching.isEmpty {
+            merged += matching
+            merged = try sortedAsStored(merged, by: descriptor.sortBy, entity: entity)
+        }
+        if offset > 0 { merged = Array(merged.dropFirst(offset)) }
+        if let limit = descriptor.fetchLimit, merged.count > limit { merged = Array(merged.prefix(max(0, limit))) }
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(merged, keyPaths: descriptor.relationshipKeyPathsForPrefetching, entity: entity)
+        }
         return merged
     }
 
+    /// Models in the order of the SQL `ORDER BY` a fetch uses: each sort's column value as it
+    /// would be stored now, compared as SQLite compares values (NULL, then numbers, then
+    /// text byte by byte, then blobs), then the primary key, unsaved models last in
+    /// insertion order.
+    private func sortedAsStored<T: PersistentModel>(_ models: [T], by sorts: [SortDescriptor<T>], entity: Schema.Entity) throws -> [T] {
+        var columns: [(keyPath: AnyKeyPath, forward: Bool)] = []
+        for sort in sorts {
+            guard let keyPath = sort.keyPath, entity.columnName(for: keyPath) != nil else {
+                throw PersistenceError.unsupportedPredicate("sorting by \(String(describing: sort.keyPath)), which is not a stored attribute of \(entity.name)")
+            }
+            columns.append((keyPath, sort.order == .forward))
+        }
+        let insertedPosition = Dictionary(insertionOrder.enumerated().map { (ObjectIdentifier($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let keyed = models.map { model -> (model: T, values: [SQLValue], tie: (Int, Int64)) in
+            let values = columns.map { columnValue(of: model, keyPath: $0.keyPath) }
+            let tie = model.persistentBackingData.state == .inserted && model.persistentBackingData.primaryKey < 0
+                ? (1, Int64(insertedPosition[ObjectIdentifier(model)] ?? 0)) : (0, model.persistentBackingData.primaryKey)
+            return (model, values, tie)
+        }
+        return keyed.sorted { a, b in
+            for (index, column) in columns.enumerated() {
+                let order = compareAsSQLite(a.values[index], b.values[index])
+                if order != 0 { return column.forward ? order < 0 : order > 0 }
+            }
+            return a.tie < b.tie
+        }.map(\.model)
+    }
+
+    /// The value a model would store now in the column of an attribute or to-one key path.
+    private func columnValue(of model: any PersistentModel, keyPath: AnyKeyPath) -> SQLValue {
+        guard let entity = entity(of: model) else { return .null }
+        if let attribute = entity.attribute(for: keyPath) { return attribute.read(model) }
+        guard let relationship = entity.relationship(for: keyPath), !relationship.isToMany else { return .null }
+        if case .toOne(let target)? = model.persistentBackingData.relationships[relationship.keyPath] { return keyValue(of: target) }
+        guard let index = entity.toOneColumnIndex(of: relationship) else { return .null }
+        return model.persistentBackingData.snapshot?[entity.attributes.count + index] ?? .null
+    }
 }
 
+/// SQLite's order of two values with the BINARY collation: NULL, then numbers by value,
+/// then text by bytes, then blobs by bytes. Negative, zero or positive.
+func compareAsSQLite(_ a: SQLValue, _ b: SQLValue) -> Int {
+    func rank(_ value: SQLValue) -> Int {
+        switch value {
+        case .null: 0
+        case .integer, .real: 1
+        case .text: 2
+        case .blob: 3
+        }
+    }
+    let (ra, rb) = (rank(a), rank(b))
+    if ra != rb { return ra < rb ? -1 : 1 }
+    func bytes<S: Sequence<UInt8>>(_ x: S, _ y: S) -> Int {
+        var i = x.makeIterator(), j = y.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (p?, q?): if p != q { return p < q ? -1 : 1 }
+            }
+        }
+    }
+    switch (a, b) {
+    case let (.integer(x), .integer(y)): return x == y ? 0 : (x < y ? -1 : 1)
+    case let (.integer(x), .real(y)): let d = Double(x); return d == y ? 0 : (d < y ? -1 : 1)
+    case let (.real(x), .integer(y)): let d = Double(y); return x == d ? 0 : (x < d ? -1 : 1)
+    case let (.real(x), .real(y)): return x == y ? 0 : (x < y ? -1 : 1)
+    case let (.text(x), .text(y)): return bytes(Array(x.utf8), Array(y.utf8))
+    case let (.blob(x), .blob(y)): return bytes(Array(x), Array(y))
+    default: return 0
+    }
+}

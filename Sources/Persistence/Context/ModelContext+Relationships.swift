@@ -8,8 +8,12 @@ extension PersistentModel {
     public func getValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, T?>) -> T? {
         if case .toOne(let target)? = persistentBackingData.relationships[keyPath] { return target as? T }
         guard let context = persistentBackingData.context else { return nil }
-        let loaded = (try? context.loadToOne(of: self, keyPath: keyPath)) ?? nil
-        return loaded as? T
+        do { return try context.loadToOne(of: self, keyPath: keyPath) as? T }
+        catch {
+            // A property can't throw: the next save does (see ModelContext.deferredError).
+            context.recordDeferredError(error)
+            return nil
+        }
     }
 
     /// Sets a to-one relationship, keeping its inverse in step.
@@ -34,8 +38,11 @@ extension PersistentModel {
     public func getValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]>) -> [T] {
         if case .toMany(let current, _)? = persistentBackingData.relationships[keyPath] { return current.compactMap { $0 as? T } }
         guard let context = persistentBackingData.context else { return [] }
-        let loaded = (try? context.loadToMany(of: self, keyPath: keyPath)) ?? []
-        return loaded.compactMap { $0 as? T }
+        do { return try context.loadToMany(of: self, keyPath: keyPath).compactMap { $0 as? T } }
+        catch {
+            context.recordDeferredError(error)
+            return []
+        }
     }
 
     /// Sets the members of a to-many relationship, keeping inverses in step.
@@ -214,7 +221,14 @@ extension ModelContext {
             swap(&members, &current)  // a move: `members` holds the only reference
             original = stored
         } else {
-            members = model.persistentBackingData.context === self ? ((try? loadToMany(of: model, keyPath: relationship.keyPath)) ?? []) : []
+            if model.persistentBackingData.context === self {
+                do { members = try loadToMany(of: model, keyPath: relationship.keyPath) }
+                catch {
+                    // Changing a list that couldn't be read would store a wrong list.
+                    recordDeferredError(error)
+                    return
+                }
+            }
             // loadToMany stored the list; take it out again so the change below is in place.
             if case .toMany(_, let stored)? = model.persistentBackingData.relationships.removeValue(forKey: relationship.keyPath) {
                 original = stored

@@ -20,9 +20,11 @@ extension ModelContext {
     ///   `allowsSave`; ``PersistenceError/deleteDenied(entity:relationship:)``;
     ///   ``PersistenceError/database(_:)`` with SQLite's error (constraint, busy, full, …).
     public func save() throws {
+        if let deferredError { throw deferredError }
         processPendingChanges()
         let inserts = insertionOrder
         let deletes = Array(deletedModels.values)
+        if !deletes.isEmpty { nullifyReferencesWithoutInverse(to: deletes) }
         var updates: [(any PersistentModel, Schema.Entity)] = []
         var linkOwners: [(any PersistentModel, Schema.Entity)] = []
         for models in registry.values {
@@ -138,7 +140,12 @@ extension ModelContext {
             for (model, _) in updates { undoState.baselines[ObjectIdentifier(model)] = nil }
         }
         clearPending()
-        if !deleteEntities.isEmpty { forgetRowsDeletedBySQL() }
+        // Committed; a failure to read which rows the database's delete actions removed is
+        // thrown after the notifications (the registered models are then left as they are).
+        var refreshError: (any Error)?
+        if !deleteEntities.isEmpty {
+            do { try forgetRowsDeletedBySQL() } catch { refreshError = error }
+        }
         // The changed entities' names, once per run of one entity (no concatenated copy of the lists).
         var entityNames: Set<String> = []
         for list in [insertEntities, updates, deleteEntities, linkOwners] {
@@ -149,6 +156,41 @@ extension ModelContext {
             }
         }
         postDidSave(inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, entities: entityNames)
+        if let refreshError { throw refreshError }
+    }
+
+    /// A loaded to-one relationship that points at a deleted model becomes nil, as the
+    /// store's `ON DELETE SET NULL` makes its column (SwiftData's nullify). This is what
+    /// reaches references without a declared inverse, which no delete rule visits.
+    private func nullifyReferencesWithoutInverse(to deletes: [any PersistentModel]) {
+        var deletedEntities: [Schema.Entity] = []
+        for model in deletes {
+            if let entity = entity(of: model), !deletedEntities.contains(where: { $0 === entity }) { deletedEntities.append(entity) }
+        }
+        for (_, models) in registry where !models.isEmpty {
+            guard let sample = models.models.first, let root = entity(of: sample)?.rootEntity else { continue }
+            // Only tables with such a relationship to a deleted entity need the scan.
+            let pointing = root.hierarchy.contains { entity in
+                entity.relationships.contains { relationship in
+                    !relationship.isToMany && schema.destination(of: relationship).map { destination in deletedEntities.contains { $0.isKind(of: destination) } } == true
+                }
+            }
+            guard pointing else { continue }
+            for model in models.models {
+                for (keyPath, content) in model.persistentBackingData.relationships {
+                    guard case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted else { continue }
+                    if undoState.isEnabled { recordUndo(.relationship(model, keyPath)) }
+                    model.persistentBackingData.relationships[keyPath] = .toOne(nil)
+                }
+            }
+        }
+        for model in insertionOrder {
+            for (keyPath, content) in model.persistentBackingData.relationships {
+                if case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted {
+                    model.persistentBackingData.relationships[keyPath] = .toOne(nil)
+                }
+            }
+        }
     }
 
     /// Rows written in one save above which its connection's page cache is widened.

@@ -270,7 +270,7 @@ extension ModelContext {
             let wasApplying = undoState.isApplying
             undoState.isApplying = true
             for relationship in entity.relationships where model.persistentBackingData.relationships[relationship.keyPath] == nil {
-                _ = try? relatedModels(of: model, relationship, entity: entity)
+                _ = relatedModelsOrRecordError(of: model, relationship, entity: entity)
             }
             undoState.isApplying = wasApplying
         }

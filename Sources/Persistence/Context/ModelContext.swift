@@ -136,16 +136,30 @@ public final class ModelContext {
         for relationship in entity.relationships {
             switch relationship.deleteRule {
             case .cascade:
-                for target in (try? relatedModels(of: model, relationship, entity: entity)) ?? [] { deleteModel(target) }
+                for target in relatedModelsOrRecordError(of: model, relationship, entity: entity) { deleteModel(target) }
             case .nullify:
                 guard let inverse = schema.inverse(of: relationship, in: entity) else { continue }
-                for target in (try? relatedModels(of: model, relationship, entity: entity)) ?? [] {
+                for target in relatedModelsOrRecordError(of: model, relationship, entity: entity) {
                     removeInverse(model, from: target, inverse: inverse)
                 }
             case .deny, .noAction:
                 continue
             }
         }
+    }
+
+    /// The related models for a non-throwing caller (a delete rule): a failed read is kept as
+    /// ``deferredError`` for the next save to throw, never taken as "no related models".
+    func relatedModelsOrRecordError(of model: any PersistentModel, _ relationship: Schema.Relationship, entity: Schema.Entity) -> [any PersistentModel] {
+        do { return try relatedModels(of: model, relationship, entity: entity) }
+        catch { recordDeferredError(error); return [] }
+    }
+
+    /// Keeps the first error of a call that can't throw (``delete(_:)``'s delete rules, a
+    /// relationship loaded on access); ``save()`` throws it, writing nothing, until
+    /// ``rollback()``.
+    func recordDeferredError(_ error: any Error) {
+        if deferredError == nil { deferredError = PersistenceError.wrap(error) }
     }
 
     /// Deletes every model of a type matching a predicate, in SQL, without loading them.
@@ -187,24 +201,27 @@ public final class ModelContext {
                 model.persistentBackingData.context = nil
             }
         }
-        forgetRowsDeletedBySQL()
+        try forgetRowsDeletedBySQL()
         postDidSave(inserted: [], updated: [], deleted: deletedKeys.map {
             PersistentIdentifier(storeIdentifier: store.identifier, entityName: entity.name, primaryKey: $0)
         })
     }
 
     /// Unregisters registered models whose rows no longer exist (after SQL-level cascades).
-    func forgetRowsDeletedBySQL() {
+    /// - Throws: ``PersistenceError/database(_:)`` when the check can't read the store (the
+    ///   registered models are then left as they are, not taken as deleted).
+    func forgetRowsDeletedBySQL() throws {
         for (key, models) in registry where !models.isEmpty {
             guard let root = models.models.first.flatMap({ entity(of: $0)?.rootEntity }) else { continue }
             let store = container.store(for: root)
-            let existing: Set<Int64> = store.withDatabase { db in
+            let existing: Set<Int64> = try store.withDatabase { db in
                 let keys = models.primaryKeys
                 var found: Set<Int64> = []
                 for chunk in stride(from: 0, to: keys.count, by: 500) {
                     let part = keys[chunk..<min(chunk + 500, keys.count)]
                     let sql = "SELECT \"pk\" FROM \(quoteIdentifier(root.tableName)) WHERE \"pk\" IN (" + part.map { _ in "?" }.joined(separator: ",") + ")"
-                    let rows = (try? db.prepare(sql).fetchAll(part.map { .integer($0) })) ?? []
+                    let rows: [[SQLValue]]
+                    do { rows = try db.prepare(sql).fetchAll(part.map { .integer($0) }) } catch { throw PersistenceError.wrap(error) }
                     for case .integer(let pk)? in rows.map(\.first) { found.insert(pk) }
                 }
                 return found
@@ -310,6 +327,9 @@ public final class ModelContext {
         switch model.persistentBackingData.state {
         case .registered: return .integer(model.persistentBackingData.primaryKey)
         case .inserted where model.persistentBackingData.primaryKey > 0: return .integer(model.persistentBackingData.primaryKey)
+        // A deleted destination has (or soon has) no row: the reference becomes NULL, as the
+        // foreign key's ON DELETE SET NULL makes it in the store.
+        case .deleted: return .null
         default: return .text("unsaved:\(ObjectIdentifier(model).hashValue)")
         }
     }
@@ -330,6 +350,7 @@ public final class ModelContext {
             for model in models.models { revert(model) }
         }
         undoState.reset()
+        deferredError = nil
     }
 
     func revert(_ model: any PersistentModel) {
@@ -395,6 +416,8 @@ public final class ModelContext {
     var autosaveState = AutosaveState()
     /// The author recorded with this context's saves in the change history.
     public var author: String?
+    /// The first failure of a call that can't throw, thrown by the next ``save()``.
+    var deferredError: (any Error)?
 }
 
 /// Whether two model lists hold the same objects, ignoring order.

@@ -52,7 +52,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
         case .row(let alias, let entity, let reference):
             if let attribute = entity.attribute(for: keyPath) {
                 let column = "\(alias).\(quoteIdentifier(attribute.name))"
-                return .scalar(subquery(column, alias: alias, entity: entity, reference: reference), nullable: attribute.isOptional || reference != nil)
+                let sql = subquery(column, alias: alias, entity: entity, reference: reference)
+                t.attributeOrigins[sql] = (entity, attribute)
+                return .scalar(sql, nullable: attribute.isOptional || reference != nil)
             }
             guard let relationship = entity.relationship(for: keyPath), let destination = t.schema.destination(of: relationship) else {
                 throw PersistenceError.unsupportedPredicate("\(keyPath), which is not an attribute or relationship of \(entity.name)")
@@ -88,9 +90,33 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
                 if keyPath == provider.countKeyPath { return .scalar("length(\(sql))", nullable: nullable) }
                 if keyPath == provider.isEmptyKeyPath { return .scalar("(\(sql) = '')", nullable: nullable) }
             }
+            // `$0.kind.rawValue`: an enum attribute's column holds its raw value already.
+            if Root.Output.self is any RawRepresentable.Type, let origin = t.attributeOrigins[sql],
+               isRawValueKeyPath(origin) {
+                return .scalar(sql, nullable: nullable)
+            }
             throw PersistenceError.unsupportedPredicate("\(keyPath) on a value")
         case .constant, .list:
             throw PersistenceError.unsupportedPredicate("\(keyPath) on a constant (compute it outside the predicate)")
+        }
+    }
+
+    /// Whether `keyPath` is the enum's `rawValue`: key paths to a protocol requirement can't
+    /// be compared, so it is applied to sample values of the attribute (the default of a new
+    /// model, or every case of a `CaseIterable` enum) and must give each one's raw value.
+    private func isRawValueKeyPath(_ origin: (entity: Schema.Entity, attribute: Schema.Attribute)) -> Bool {
+        var samples: [Root.Output] = []
+        if let all = Root.Output.self as? any CaseIterable.Type {
+            samples = all.allCasesAsAny.compactMap { $0 as? Root.Output }
+        }
+        if samples.isEmpty, let value = unwrapOptional(origin.entity.make()[keyPath: origin.attribute.keyPath] as Any) as? Root.Output {
+            samples = [value]
+        }
+        guard !samples.isEmpty else { return false }
+        return samples.allSatisfy { sample in
+            guard let raw = sample as? any RawRepresentable,
+                  let expected = try? constantValue(raw.rawValue), let actual = try? constantValue(sample[keyPath: keyPath]) else { return false }
+            return expected == actual
         }
     }
 
@@ -204,8 +230,17 @@ extension PredicateExpressions.ForcedUnwrap: SQLTranslatable {
 
 // MARK: Arithmetic
 
+/// Decimal columns hold order-preserving text (`Decimal.orderedText`), on which SQL
+/// arithmetic means nothing.
+private func refuseDecimalArithmetic(_ type: Any.Type) throws {
+    if type == Decimal.self || type == Decimal?.self {
+        throw PersistenceError.unsupportedPredicate("arithmetic on Decimal values (stored as ordered text: compare them with a value computed outside the predicate)")
+    }
+}
+
 extension PredicateExpressions.Arithmetic: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
+        try refuseDecimalArithmetic(LHS.Output.self)
         let symbol: String
         switch op {
         case .add: symbol = "+"
@@ -234,6 +269,7 @@ extension PredicateExpressions.IntRemainder: SQLTranslatable {
 }
 extension PredicateExpressions.UnaryMinus: SQLTranslatable {
     func translate(into t: inout SQLTranslator) throws -> SQLFragment {
+        try refuseDecimalArithmetic(Wrapped.Output.self)
         let v = try t.scalar(wrapped)
         return .scalar("(-\(v.sql))", nullable: v.nullable)
     }
@@ -321,3 +357,7 @@ extension PredicateExpressions.RangeExpressionContains: SQLTranslatable {
 }
 protocol SQLRangeMarker {}
 extension PredicateExpressions.ClosedRange: SQLRangeMarker {}
+
+private extension CaseIterable {
+    static var allCasesAsAny: [Any] { allCases.map { $0 as Any } }
+}

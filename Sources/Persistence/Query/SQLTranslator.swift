@@ -24,6 +24,8 @@ struct SQLTranslator {
     let schema: Schema
     private(set) var arguments: [SQLValue] = []
     var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
+    /// The attribute behind each column expression produced (for `rawValue` of enums).
+    var attributeOrigins: [String: (entity: Schema.Entity, attribute: Schema.Attribute)] = [:]
     private var aliasCounter = 0
 
     init(schema: Schema) { self.schema = schema }
@@ -69,22 +71,7 @@ struct SQLTranslator {
 
     /// The SQL value of a Swift constant: database-convertible values, enums by raw value,
     /// models by primary key, `Codable` values as JSON.
-    func databaseValue(of value: Any) throws -> SQLValue {
-        if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
-        let unwrapped = unwrapOptional(value)
-        if let convertible = unwrapped as? any DatabaseValueConvertible { return convertible.databaseValue }
-        if let raw = unwrapped as? any RawRepresentable, let rawValue = raw.rawValue as? any DatabaseValueConvertible {
-            return rawValue.databaseValue
-        }
-        if let model = unwrapped as? any PersistentModel {
-            guard model.persistentBackingData.state == .registered else {
-                throw PersistenceError.unsupportedPredicate("a model that has not been saved, used as a constant")
-            }
-            return .integer(model.persistentBackingData.primaryKey)
-        }
-        if let encodable = unwrapped as? any Encodable { return encodeJSON(encodable) }
-        throw PersistenceError.unsupportedPredicate("a constant of type \(type(of: value))")
-    }
+    func databaseValue(of value: Any) throws -> SQLValue { try constantValue(value) }
 
     /// The SQL `ORDER BY` terms for sort descriptors.
     func orderBy<T>(_ sorts: [SortDescriptor<T>], entity: Schema.Entity, alias: String) throws -> [String] {
@@ -100,7 +87,26 @@ struct SQLTranslator {
     }
 }
 
-private func unwrapOptional(_ value: Any) -> Any {
+/// The SQL value of a Swift value as an attribute would store it: database-convertible
+/// values, enums by raw value, models by primary key, `Codable` values as JSON.
+func constantValue(_ value: Any) throws -> SQLValue {
+    if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
+    let unwrapped = unwrapOptional(value)
+    if let convertible = unwrapped as? any DatabaseValueConvertible { return convertible.databaseValue }
+    if let raw = unwrapped as? any RawRepresentable, let rawValue = raw.rawValue as? any DatabaseValueConvertible {
+        return rawValue.databaseValue
+    }
+    if let model = unwrapped as? any PersistentModel {
+        guard model.persistentBackingData.state == .registered else {
+            throw PersistenceError.unsupportedPredicate("a model that has not been saved, used as a constant")
+        }
+        return .integer(model.persistentBackingData.primaryKey)
+    }
+    if let encodable = unwrapped as? any Encodable { return encodeJSON(encodable) }
+    throw PersistenceError.unsupportedPredicate("a constant of type \(type(of: value))")
+}
+
+func unwrapOptional(_ value: Any) -> Any {
     let mirror = Mirror(reflecting: value)
     guard mirror.displayStyle == .optional, let child = mirror.children.first else { return value }
     return unwrapOptional(child.value)

@@ -164,11 +164,78 @@ extension Schema {
 
         /// The attribute for a key path, if it is one.
         func attribute(for keyPath: AnyKeyPath) -> Attribute? {
-            attributeIndex[keyPath].map { attributes[$0] }
+            if let index = attributeIndex[keyPath] { return attributes[index] }
+            guard superentity != nil, case .attribute(let index) = inheritedProperty(keyPath) else { return nil }
+            return attributes[index]
         }
         /// The relationship for a key path, if it is one.
         func relationship(for keyPath: AnyKeyPath) -> Relationship? {
-            relationshipIndex[keyPath].map { relationships[$0] }
+            if let index = relationshipIndex[keyPath] { return relationships[index] }
+            guard superentity != nil, case .relationship(let index) = inheritedProperty(keyPath) else { return nil }
+            return relationships[index]
+        }
+
+        /// What a key path rooted at a subclass names among the properties a model superclass
+        /// declared (found once, then remembered).
+        enum InheritedProperty { case attribute(Int), relationship(Int), none }
+        private let inheritedLock = NSLock()
+        private var inheritedProperties: [AnyKeyPath: InheritedProperty] = [:]
+
+        /// `\Book.title` and the `\Media.title` a superclass declared are different key paths
+        /// (Swift compares their root types), so a predicate or sort of a subclass fetch
+        /// names an inherited property by a key path the metadata doesn't hold. It is matched
+        /// by value type, and when several inherited properties share that type, by changing
+        /// each one on a fresh instance and seeing which the key path reads.
+        private func inheritedProperty(_ keyPath: AnyKeyPath) -> InheritedProperty {
+            inheritedLock.lock()
+            defer { inheritedLock.unlock() }
+            if let known = inheritedProperties[keyPath] { return known }
+            let found = findInheritedProperty(keyPath)
+            inheritedProperties[keyPath] = found
+            return found
+        }
+
+        private func findInheritedProperty(_ keyPath: AnyKeyPath) -> InheritedProperty {
+            let kind = Swift.type(of: keyPath)
+            guard let root = kind.rootType as? AnyClass, let own = type as? AnyClass, root == own || isSubclass(root, of: own) else { return .none }
+            func inherited(_ path: AnyKeyPath) -> Bool {
+                guard let declaring = Swift.type(of: path).rootType as? AnyClass else { return false }
+                return declaring != own && isSubclass(own, of: declaring)
+            }
+            let attributeCandidates = attributes.indices.filter {
+                inherited(attributes[$0].keyPath) && Swift.type(of: attributes[$0].keyPath).valueType == kind.valueType
+            }
+            let relationshipCandidates = relationships.indices.filter {
+                inherited(relationships[$0].keyPath) && Swift.type(of: relationships[$0].keyPath).valueType == kind.valueType
+            }
+            if attributeCandidates.count + relationshipCandidates.count == 1 {
+                return attributeCandidates.first.map { .attribute($0) } ?? .relationship(relationshipCandidates[0])
+            }
+            guard relationshipCandidates.isEmpty else { return .none }
+            let matches = attributeCandidates.filter { probe(attributes[$0], reads: keyPath) }
+            return matches.count == 1 ? .attribute(matches[0]) : .none
+        }
+
+        /// Whether changing `attribute` on a fresh instance changes what `keyPath` reads.
+        private func probe(_ attribute: Attribute, reads keyPath: AnyKeyPath) -> Bool {
+            let instance = make()
+            guard let before = try? constantValue(instance[keyPath: keyPath] as Any) else { return false }
+            let original = attribute.read(instance)
+            for candidate in probeValues(besides: original) where attribute.write(instance, candidate) && attribute.read(instance) != original {
+                guard let after = try? constantValue(instance[keyPath: keyPath] as Any) else { return false }
+                return after != before
+            }
+            return false
+        }
+
+        private func probeValues(besides value: SQLValue) -> [SQLValue] {
+            switch value {
+            case .integer(let n): [.integer(n &+ 1), .integer(n &- 1)]
+            case .real(let d): [.real(d + 1), .real(d - 1)]
+            case .text(let text): [.text(text + "x"), .text(UUID().uuidString), .text("p5011 1"), .text("1")]
+            case .blob(let data): [.blob(data + [1])]
+            case .null: [.integer(1), .real(1), .text("x"), .text(UUID().uuidString), .text("p5011 1"), .blob(Data([1]))]
+            }
         }
         /// The column of an attribute or to-one relationship key path.
         func columnName(for keyPath: AnyKeyPath) -> String? {
@@ -181,4 +248,13 @@ extension Schema {
             toOneColumns.firstIndex { $0.keyPath == relationship.keyPath }
         }
     }
+}
+
+private func isSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
+    var current: AnyClass? = type
+    while let candidate = current {
+        if candidate == ancestor { return true }
+        current = _getSuperclass(candidate)
+    }
+    return false
 }

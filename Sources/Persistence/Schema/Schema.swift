@@ -75,6 +75,22 @@ public final class Schema: @unchecked Sendable {
         for entity in entities { entity.resolveLayout() }
     }
 
+    /// Whether a container uses this schema's entities already (see ``forContainer()``).
+    private var claimed = false
+    private let claimLock = NSLock()
+
+    /// The schema a new container keeps its per-store facts in (which store holds each
+    /// entity, its external storage): this one for the first container, a copy built from
+    /// the same model types for every later one, so that containers built from one schema
+    /// stay independent.
+    func forContainer() -> Schema {
+        claimLock.lock()
+        let first = !claimed
+        claimed = true
+        claimLock.unlock()
+        return first ? self : Schema(entities.map(\.type), version: version)
+    }
+
     /// The entity of a model type.
     public func entity<M: PersistentModel>(for type: M.Type) -> Entity? { entitiesByType[ObjectIdentifier(type)] }
     func entity(forType type: Any.Type) -> Entity? { entitiesByType[ObjectIdentifier(type)] }
