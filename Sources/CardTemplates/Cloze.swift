@@ -12,22 +12,77 @@ public enum Cloze {
     /// ```
     public static func numbers(in text: String) -> Set<Int> {
         var set = Set<Int>()
-        collectNumbers(parse(text), into: &set)
+        addNumbers(in: text, to: &set)
         return set
     }
 
     /// The cloze numbers (≥ 1) in any of the fields.
     public static func numbers(inFields fields: some Sequence<String>) -> Set<Int> {
         var set = Set<Int>()
-        for field in fields { collectNumbers(parse(field), into: &set) }
+        for field in fields { addNumbers(in: field, to: &set) }
         return set
     }
 
-    private static func collectNumbers(_ nodes: [ClozeNode], into set: inout Set<Int>) {
-        for case .cloze(let cloze) in nodes {
-            for ordinal in cloze.ordinals where ordinal != 0 { set.insert(ordinal) }
-            collectNumbers(cloze.nodes, into: &set)
+    /// The numbers of the deletions `parse` would keep, without building the tree: a deletion
+    /// counts once it closes at the top level (an unclosed outer deletion drops everything
+    /// inside it); openings past 10 levels are ignored, as `parse` ignores them.
+    private static func addNumbers(in text: String, to set: inout Set<Int>) {
+        var text = text
+        text.withUTF8 { b in
+            guard b.count >= 7 else { return }
+            var open: [[Int]] = []
+            var i = 0
+            while i < b.count {
+                let c = b[i]
+                if c == UInt8(ascii: "{"), i + 2 < b.count, b[i + 1] == UInt8(ascii: "{"), b[i + 2] == UInt8(ascii: "c"),
+                   let (ordinals, end) = openCloze(b, at: i) {
+                    if open.count < 10 { open.append(ordinals) }
+                    i = end
+                } else if c == UInt8(ascii: "}"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "}") {
+                    if let closed = open.popLast() {
+                        if open.isEmpty {
+                            for n in closed where n != 0 { set.insert(n) }
+                        } else {
+                            open[open.count - 1].append(contentsOf: closed)
+                        }
+                    }
+                    i += 2
+                } else {
+                    i += 1
+                }
+            }
         }
+    }
+
+    /// `{{c` + digits and commas + `::` at `i` (the caller checked `{{c`): the distinct numbers
+    /// (each must fit 16 bits; empty and too large ones are dropped; none left is no opening),
+    /// unsorted, and the offset after the colons.
+    private static func openCloze(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> ([Int], Int)? {
+        var j = i + 3
+        var ordinals: [Int] = []
+        var value = 0
+        var digits = 0
+        var overflow = false
+        func finish() {
+            if digits > 0, !overflow, !ordinals.contains(value) { ordinals.append(value) }
+            value = 0; digits = 0; overflow = false
+        }
+        while j < b.count {
+            let c = b[j]
+            if c >= 0x30 && c <= 0x39 {
+                value = value * 10 + Int(c - 0x30)
+                if value > Int(UInt16.max) { overflow = true; value = 0 }
+                digits += 1
+            } else if c == UInt8(ascii: ",") {
+                finish()
+            } else {
+                break
+            }
+            j += 1
+        }
+        finish()
+        guard !ordinals.isEmpty, j + 1 < b.count, b[j] == UInt8(ascii: ":"), b[j + 1] == UInt8(ascii: ":") else { return nil }
+        return (ordinals, j + 2)
     }
 
     /// What the `cloze` filter renders for card `number` (1-based): the active deletions as
@@ -116,48 +171,38 @@ public enum Cloze {
         case close
     }
 
-    /// `{{c` + digits and commas + `::`: the sorted, distinct numbers (each must fit 16 bits),
-    /// and the offset after the colons.
-    private static func openCloze(_ b: [UInt8], at i: Int) -> ([Int], Int)? {
-        guard TemplateLexer.matches(b, openPrefix, at: i) else { return nil }
-        var j = i + 3
-        while j < b.count, (b[j] >= 0x30 && b[j] <= 0x39) || b[j] == UInt8(ascii: ",") { j += 1 }
-        let list = String(decoding: b[(i + 3)..<j], as: UTF8.self)
-        let ordinals = Set(list.split(separator: ",", omittingEmptySubsequences: false)
-            .compactMap { parseUnsigned($0, max: UInt64(UInt16.max)).map(Int.init) }).sorted()
-        guard !ordinals.isEmpty, TemplateLexer.matches(b, colons, at: j) else { return nil }
-        return (ordinals, j + 2)
-    }
-
-    private static let openPrefix = Array("{{c".utf8)
     private static let colons = Array("::".utf8)
-    private static let closeBraces = Array("}}".utf8)
 
     private static func tokenize(_ text: String) -> [Token] {
-        let b = Array(text.utf8)
-        var tokens: [Token] = []
-        var i = 0
-        var textStart = 0
-        func flush(_ end: Int) {
-            if end > textStart { tokens.append(.text(String(decoding: b[textStart..<end], as: UTF8.self))) }
-        }
-        while i < b.count {
-            if b[i] == UInt8(ascii: "{"), let (ordinals, end) = openCloze(b, at: i) {
-                flush(i)
-                tokens.append(.open(ordinals))
-                i = end
-                textStart = i
-            } else if b[i] == UInt8(ascii: "}"), TemplateLexer.matches(b, closeBraces, at: i) {
-                flush(i)
-                tokens.append(.close)
-                i += 2
-                textStart = i
-            } else {
-                i += 1
+        var text = text
+        return text.withUTF8 { b in
+            var tokens: [Token] = []
+            var i = 0
+            var textStart = 0
+            func flush(_ end: Int) {
+                if end > textStart {
+                    tokens.append(.text(String(decoding: UnsafeBufferPointer(rebasing: b[textStart..<end]), as: UTF8.self)))
+                }
             }
+            while i < b.count {
+                if b[i] == UInt8(ascii: "{"), i + 2 < b.count, b[i + 1] == UInt8(ascii: "{"), b[i + 2] == UInt8(ascii: "c"),
+                   let (ordinals, end) = openCloze(b, at: i) {
+                    flush(i)
+                    tokens.append(.open(ordinals.sorted()))
+                    i = end
+                    textStart = i
+                } else if b[i] == UInt8(ascii: "}"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "}") {
+                    flush(i)
+                    tokens.append(.close)
+                    i += 2
+                    textStart = i
+                } else {
+                    i += 1
+                }
+            }
+            flush(b.count)
+            return tokens
         }
-        flush(b.count)
-        return tokens
     }
 
     static func parse(_ text: String) -> [ClozeNode] {

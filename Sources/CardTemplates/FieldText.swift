@@ -9,7 +9,11 @@ public enum FieldText {
     /// FieldText.isEmpty("&nbsp;")               // false: an entity is content
     /// ```
     public static func isEmpty(_ field: String) -> Bool {
-        let b = Array(field.utf8)
+        if let result = field.utf8.withContiguousStorageIfAvailable({ isEmpty(bytes: $0) }) { return result }
+        return Array(field.utf8).withUnsafeBufferPointer { isEmpty(bytes: $0) }
+    }
+
+    private static func isEmpty(bytes b: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         while i < b.count {
             switch b[i] {
@@ -26,11 +30,14 @@ public enum FieldText {
     }
 
     /// `</?(br|div) ?/?>` at `i`, case-insensitive: the offset after it.
-    private static func emptyTagEnd(_ b: [UInt8], _ start: Int) -> Int? {
+    private static func emptyTagEnd(_ b: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
         var i = start + 1
         if i < b.count, b[i] == UInt8(ascii: "/") { i += 1 }
-        if HTMLEscaping.matchesCaseInsensitively(b, "br", at: i) { i += 2 }
-        else if HTMLEscaping.matchesCaseInsensitively(b, "div", at: i) { i += 3 }
+        func letter(_ k: Int, _ lower: Character) -> Bool {
+            k < b.count && HTMLEscaping.lowercased(b[k]) == lower.asciiValue
+        }
+        if letter(i, "b"), letter(i + 1, "r") { i += 2 }
+        else if letter(i, "d"), letter(i + 1, "i"), letter(i + 2, "v") { i += 3 }
         else { return nil }
         if i < b.count, b[i] == 0x20 { i += 1 }
         if i < b.count, b[i] == UInt8(ascii: "/") { i += 1 }

@@ -30,28 +30,79 @@ extension NoteLayout {
     public func nonEmptyOrdinals(fieldValues: [String], tags: [String] = []) -> [Int] {
         switch kind {
         case .standard:
-            let nonEmpty = nonEmptyFieldsForGeneration(fieldValues, hasTags: !tags.isEmpty)
-            return templates.indices.filter { index in
-                let parsed: ParsedTemplate
-                do { parsed = try ParsedTemplate(templates[index].questionFormat) } catch { return false }
-                return parsed.rendersNonEmpty(nonEmptyFields: nonEmpty)
-            }
+            let nonEmpty = fieldNames.indices.map { $0 < fieldValues.count && !FieldText.isEmpty(fieldValues[$0]) }
+            let hasTags = !tags.isEmpty
+            return plans.indices.filter { plans[$0]?.rendersNonEmpty(nonEmpty, hasTags: hasTags) ?? false }
         case .cloze:
             let numbers = Cloze.numbers(inFields: fieldValues.prefix(fieldNames.count))
             return Set(numbers.map { min($0 - 1, Self.maximumClozeOrdinal) }).sorted()
         }
     }
+}
 
-    private func nonEmptyFieldsForGeneration(_ values: [String], hasTags: Bool) -> Set<String> {
-        var nonEmpty = Set<String>()
-        for (index, name) in fieldNames.enumerated() where index < values.count && !FieldText.isEmpty(values[index]) {
-            nonEmpty.insert(name)
+/// A question template compiled for card generation: text dropped, each key resolved to the
+/// note's field positions or to a special field, so deciding a note's cards hashes no strings.
+struct GenerationPlan: Sendable {
+    enum Key: Sendable {
+        /// Note fields with this name (positions).
+        case fields([Int])
+        /// `Tags`: non-empty when the note has tags.
+        case tags
+        /// A special field that always has a value (`Card`, `Deck`, …).
+        case always
+        /// `FrontSide` or a name that is no field: always empty.
+        case never
+    }
+
+    indirect enum Node: Sendable {
+        case replacement(Key)
+        case section(Key, negated: Bool, [Node])
+    }
+
+    let nodes: [Node]
+
+    init(_ template: ParsedTemplate, fieldNames: [String]) {
+        var positions: [String: [Int]] = [:]
+        for (index, name) in fieldNames.enumerated() { positions[name, default: []].append(index) }
+        func key(_ name: String) -> Key {
+            if let at = positions[name] { return .fields(at) }
+            guard name != "FrontSide", NoteLayout.specialFieldNames.contains(name) else { return .never }
+            return name == "Tags" ? .tags : .always
         }
-        let names = Set(fieldNames)
-        for special in Self.specialFieldNames where special != "FrontSide" && !names.contains(special) {
-            if special == "Tags" && !hasTags { continue }
-            nonEmpty.insert(special)
+        func compile(_ nodes: [TemplateNode]) -> [Node] {
+            nodes.compactMap { node in
+                switch node {
+                case .text, .comment: return nil
+                case .replacement(let name, _): return .replacement(key(name))
+                case .conditional(let name, let children): return .section(key(name), negated: false, compile(children))
+                case .negated(let name, let children): return .section(key(name), negated: true, compile(children))
+                }
+            }
         }
-        return nonEmpty
+        nodes = compile(template.nodes)
+    }
+
+    /// Anki's rule (``ParsedTemplate/rendersNonEmpty(nonEmptyFields:)``) on resolved keys.
+    func rendersNonEmpty(_ nonEmpty: [Bool], hasTags: Bool) -> Bool {
+        func filled(_ key: Key) -> Bool {
+            switch key {
+            case .fields(let at): return at.contains { nonEmpty[$0] }
+            case .tags: return hasTags
+            case .always: return true
+            case .never: return false
+            }
+        }
+        func renders(_ nodes: [Node]) -> Bool {
+            for node in nodes {
+                switch node {
+                case .replacement(let key):
+                    if filled(key) { return true }
+                case .section(let key, let negated, let children):
+                    if filled(key) != negated, renders(children) { return true }
+                }
+            }
+            return false
+        }
+        return renders(nodes)
     }
 }

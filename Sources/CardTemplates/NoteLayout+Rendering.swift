@@ -17,24 +17,27 @@ extension NoteLayout {
     ///   each side's template.
     public func render(ordinal: Int, fieldValues: [String], context: CardContext = CardContext(),
                        browser: Bool = false, ankiPlayTags: Bool = false) -> RenderedCard {
-        let template: CardLayout
+        let index: Int
         switch kind {
         case .standard:
             guard templates.indices.contains(ordinal) else { return failure(.missingTemplate(ordinal: ordinal), side: .question, browser: browser) }
-            template = templates[ordinal]
+            index = ordinal
         case .cloze:
-            guard let first = templates.first, ordinal >= 0 else { return failure(.missingTemplate(ordinal: ordinal), side: .question, browser: browser) }
-            template = first
+            guard !templates.isEmpty, ordinal >= 0 else { return failure(.missingTemplate(ordinal: ordinal), side: .question, browser: browser) }
+            index = 0
         }
+        let template = templates[index]
         let fields = fieldMap(fieldValues, ordinal: ordinal, template: template, context: context)
-        let questionFormat = browser && !template.browserQuestionFormat.isEmpty ? template.browserQuestionFormat : template.questionFormat
-        let answerFormat = browser && !template.browserAnswerFormat.isEmpty ? template.browserAnswerFormat : template.answerFormat
+        let questionSource = browser && !template.browserQuestionFormat.isEmpty
+            ? Result { () throws(TemplateError) in try ParsedTemplate(template.browserQuestionFormat) } : parsed[index].question
+        let answerSource = browser && !template.browserAnswerFormat.isEmpty
+            ? Result { () throws(TemplateError) in try ParsedTemplate(template.browserAnswerFormat) } : parsed[index].answer
 
         let renderer = TemplateRenderer(fields: fields, ordinal: ordinal)
         let questionTemplate: ParsedTemplate
         var question: String
         do {
-            questionTemplate = try ParsedTemplate(questionFormat)
+            questionTemplate = try questionSource.get()
             question = try renderer.render(questionTemplate, frontSide: nil)
         } catch {
             return failure(error, side: .question, browser: browser)
@@ -49,7 +52,7 @@ extension NoteLayout {
 
         var answer: String
         do {
-            answer = try renderer.render(try ParsedTemplate(answerFormat), frontSide: question)
+            answer = try renderer.render(try answerSource.get(), frontSide: question)
         } catch {
             return failure(error, side: .answer, browser: browser)
         }

@@ -26,11 +26,35 @@ public struct NoteLayout: Sendable, Hashable {
     /// Whether notes make a card per template or per cloze number.
     public var kind: Kind
     /// Field names in order; a note's field values are given in the same order.
-    public var fieldNames: [String]
-    /// Card templates in ordinal order.
-    public var templates: [CardLayout]
+    public var fieldNames: [String] {
+        didSet { plans = Self.plans(parsed, fieldNames) }
+    }
+    /// Card templates in ordinal order. They are parsed once, when set, so generating and
+    /// rendering many notes of one layout parses nothing.
+    public var templates: [CardLayout] {
+        didSet {
+            parsed = templates.map(ParsedSides.init)
+            plans = Self.plans(parsed, fieldNames)
+        }
+    }
     /// The note type's CSS, returned with every rendered card.
     public var css: String
+
+    /// The templates' question and answer formats, parsed (or the parse error).
+    private(set) var parsed: [ParsedSides]
+    /// Each question with its keys resolved against the fields, for card generation (nil when
+    /// the question does not parse).
+    private(set) var plans: [GenerationPlan?]
+
+    struct ParsedSides: Sendable {
+        let question: Result<ParsedTemplate, TemplateError>
+        let answer: Result<ParsedTemplate, TemplateError>
+
+        init(_ template: CardLayout) {
+            question = Result { () throws(TemplateError) in try ParsedTemplate(template.questionFormat) }
+            answer = Result { () throws(TemplateError) in try ParsedTemplate(template.answerFormat) }
+        }
+    }
 
     /// A note type from its parts (templates in ordinal order, fields in note order).
     public init(name: String, kind: Kind, fieldNames: [String], templates: [CardLayout], css: String = "") {
@@ -39,6 +63,28 @@ public struct NoteLayout: Sendable, Hashable {
         self.fieldNames = fieldNames
         self.templates = templates
         self.css = css
+        parsed = templates.map(ParsedSides.init)
+        plans = Self.plans(parsed, fieldNames)
+    }
+
+    private static func plans(_ parsed: [ParsedSides], _ fieldNames: [String]) -> [GenerationPlan?] {
+        parsed.map { sides in
+            guard case .success(let question) = sides.question else { return nil }
+            return GenerationPlan(question, fieldNames: fieldNames)
+        }
+    }
+
+    public static func == (lhs: NoteLayout, rhs: NoteLayout) -> Bool {
+        lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.fieldNames == rhs.fieldNames
+            && lhs.templates == rhs.templates && lhs.css == rhs.css
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(kind)
+        hasher.combine(fieldNames)
+        hasher.combine(templates)
+        hasher.combine(css)
     }
 }
 
