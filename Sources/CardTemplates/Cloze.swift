@@ -286,8 +286,9 @@ public enum Cloze {
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var i = 0
+        var closers = (round: Finder("\\)"), square: Finder("\\]"))
         while i < b.count {
-            if isMathJaxOpen(b, i), let close = mathJaxClose(b, from: i + 2) {
+            if isMathJaxOpen(b, i), let close = mathJaxClose(b, from: i + 2, &closers) {
                 out.append(contentsOf: b[i..<(i + 2)])
                 let inner = String(decoding: b[(i + 2)..<close], as: UTF8.self)
                 out.append(contentsOf: Array(HTMLEscaping.stripTags(inner).utf8))
@@ -305,13 +306,16 @@ public enum Cloze {
         i + 1 < b.count && b[i] == UInt8(ascii: "\\") && (b[i + 1] == UInt8(ascii: "(") || b[i + 1] == UInt8(ascii: "["))
     }
 
-    private static func mathJaxClose(_ b: [UInt8], from start: Int) -> Int? {
-        var j = start
-        while j + 1 < b.count {
-            if b[j] == UInt8(ascii: "\\"), b[j + 1] == UInt8(ascii: ")") || b[j + 1] == UInt8(ascii: "]") { return j }
-            j += 1
+    /// The first `\)` or `\]` at or after `start` (Anki's expression accepts either).
+    private static func mathJaxClose(_ b: [UInt8], from start: Int, _ closers: inout (round: Finder, square: Finder)) -> Int? {
+        let round = closers.round.find(in: b, from: start)
+        let square = closers.square.find(in: b, from: start)
+        switch (round, square) {
+        case let (r?, s?): return min(r, s)
+        case let (r?, nil): return r
+        case let (nil, s?): return s
+        case (nil, nil): return nil
         }
-        return nil
     }
 }
 

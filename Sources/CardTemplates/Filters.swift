@@ -86,10 +86,12 @@ enum Ruby {
 
     private static func replace(_ text: String, _ transform: (String, String) -> String) -> String {
         let s = Array(text.replacingAll("&nbsp;", with: " ").unicodeScalars)
+        guard s.contains("[") else { return String(String.UnicodeScalarView(s)) }
+        let matcher = Matcher(s)
         var out = ""
         var i = 0
         while i < s.count {
-            if let match = match(s, at: i) {
+            if let match = matcher.match(at: i) {
                 let base = String(String.UnicodeScalarView(s[match.base]))
                 let reading = String(String.UnicodeScalarView(s[match.reading]))
                 if reading.hasPrefix("sound:") {
@@ -106,23 +108,48 @@ enum Ruby {
         return out
     }
 
-    /// The regular expression ` ?([^ >]+?)\[(.+?)\]` tried at `start`, leftmost-first.
-    private static func match(_ s: [Unicode.Scalar], at start: Int) -> (base: Range<Int>, reading: Range<Int>, end: Int)? {
-        let baseStart = s[start] == " " ? start + 1 : start
-        var k = baseStart
-        while k < s.count, s[k] != " ", s[k] != ">" {
-            k += 1
-            // base is s[baseStart..<k]; it must be followed by `[`
-            guard k < s.count, s[k] == "[" else { continue }
-            // reading: one or more characters other than a newline, up to the first `]`
-            var j = k + 1
-            guard j < s.count, s[j] != "\n" else { continue }
-            j += 1
-            while j < s.count, s[j] != "]", s[j] != "\n" { j += 1 }
-            if j < s.count, s[j] == "]" {
-                return (baseStart..<k, (k + 1)..<j, j + 1)
+    /// The regular expression ` ?([^ >]+?)\[(.+?)\]`, leftmost-first, answered in constant time
+    /// per position from tables built in one backward pass (so hostile text stays linear).
+    private struct Matcher {
+        let s: [Unicode.Scalar]
+        /// First index ≥ i holding a space or `>` (count if none): where a base must stop.
+        var nextTerminator: [Int]
+        /// First index ≥ i of a `[` that a reading follows: at least one character other than a
+        /// newline, then the first `]` with no newline before it (count if none).
+        var nextOpening: [Int]
+        /// For such a `[` at k, the index of its `]`.
+        var closing: [Int]
+
+        init(_ s: [Unicode.Scalar]) {
+            self.s = s
+            let n = s.count
+            nextTerminator = Array(repeating: n, count: n + 1)
+            nextOpening = Array(repeating: n, count: n + 2)
+            closing = Array(repeating: n, count: n)
+            var nextStop = n            // first `]` or newline at or after i
+            var stops = Array(repeating: n, count: n + 1)
+            for i in stride(from: n - 1, through: 0, by: -1) {
+                if s[i] == "]" || s[i] == "\n" { nextStop = i }
+                stops[i] = nextStop
+                nextTerminator[i] = (s[i] == " " || s[i] == ">") ? i : nextTerminator[i + 1]
+            }
+            for k in stride(from: n - 1, through: 0, by: -1) {
+                nextOpening[k] = nextOpening[k + 1]
+                guard s[k] == "[", k + 2 < n, s[k + 1] != "\n" else { continue }
+                let j = stops[k + 2]
+                if j < n, s[j] == "]" {
+                    closing[k] = j
+                    nextOpening[k] = k
+                }
             }
         }
-        return nil
+
+        func match(at start: Int) -> (base: Range<Int>, reading: Range<Int>, end: Int)? {
+            let baseStart = s[start] == " " ? start + 1 : start
+            guard baseStart < s.count, s[baseStart] != " ", s[baseStart] != ">" else { return nil }
+            let k = nextOpening[baseStart + 1]
+            guard k < s.count, k < nextTerminator[baseStart] else { return nil }
+            return (baseStart..<k, (k + 1)..<closing[k], closing[k] + 1)
+        }
     }
 }

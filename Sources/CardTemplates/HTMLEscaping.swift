@@ -158,39 +158,55 @@ enum HTMLEscaping {
     /// Anki's `strip_html_preserving_entities`: comments, `<style>…</style>`,
     /// `<script>…</script>` and every `<…>` removed (case-insensitive, across lines).
     static func stripTags(_ html: String) -> String {
-        let bytes = Array(html.utf8)
-        guard bytes.contains(UInt8(ascii: "<")) else { return html }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        var noTagEndFrom = Int.max
-        while i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "<"), let end = tagEnd(bytes, at: i, noTagEndFrom: &noTagEndFrom) else {
-                out.append(bytes[i])
-                i += 1
-                continue
+        var html = html
+        return html.withUTF8 { bytes in
+            guard bytes.contains(UInt8(ascii: "<")) else { return String(decoding: bytes, as: UTF8.self) }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var scanner = TagStripper()
+            var i = 0
+            while i < bytes.count {
+                guard bytes[i] == UInt8(ascii: "<"), let end = scanner.tagEnd(bytes, at: i) else {
+                    out.append(bytes[i])
+                    i += 1
+                    continue
+                }
+                i = end
             }
-            i = end
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
-    /// The end (exclusive) of the markup starting with `<` at `i`, or nil when it is text.
-    private static func tagEnd(_ bytes: [UInt8], at i: Int, noTagEndFrom: inout Int) -> Int? {
-        if TemplateLexer.matches(bytes, Array("<!--".utf8), at: i),
-           let end = TemplateLexer.find(bytes, Array("-->".utf8), from: i + 4) {
-            return end + 3
-        }
-        for name in ["style", "script"] where matchesCaseInsensitively(bytes, "<" + name, at: i) {
-            if let open = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: ">")),
-               let close = findCaseInsensitively(bytes, "</\(name)>", from: open + 1) {
-                return close + name.utf8.count + 3
+    /// The alternatives of Anki's stripping expression, tried in order at each `<`.
+    private struct TagStripper {
+        var commentEnd = Finder("-->")
+        var tagClose = Finder(">")
+        var styleEnd = Finder("</style>", caseInsensitive: true)
+        var scriptEnd = Finder("</script>", caseInsensitive: true)
+
+        /// The end (exclusive) of the markup starting with `<` at `i`, or nil when it is text.
+        mutating func tagEnd(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Int? {
+            if matches(bytes, "<!--", at: i), let end = commentEnd.find(in: bytes, from: i + 4) {
+                return end + 3
             }
+            if matches(bytes, "<style", at: i), let open = tagClose.find(in: bytes, from: i + 1),
+               let close = styleEnd.find(in: bytes, from: open + 1) {
+                return close + 8
+            }
+            if matches(bytes, "<script", at: i), let open = tagClose.find(in: bytes, from: i + 1),
+               let close = scriptEnd.find(in: bytes, from: open + 1) {
+                return close + 9
+            }
+            return tagClose.find(in: bytes, from: i + 1).map { $0 + 1 }
         }
-        guard i < noTagEndFrom else { return nil }
-        if let close = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: ">")) { return close + 1 }
-        noTagEndFrom = i
-        return nil
+
+        private func matches(_ b: UnsafeBufferPointer<UInt8>, _ pattern: StaticString, at index: Int) -> Bool {
+            let count = pattern.utf8CodeUnitCount
+            guard index + count <= b.count else { return false }
+            let p = pattern.utf8Start
+            for k in 0..<count where HTMLEscaping.lowercased(b[index + k]) != p[k] { return false }
+            return true
+        }
     }
 
     static func matchesCaseInsensitively(_ bytes: [UInt8], _ pattern: String, at index: Int) -> Bool {

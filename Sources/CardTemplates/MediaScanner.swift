@@ -7,14 +7,16 @@ enum MediaScanner {
         let b = Array(html.utf8)
         var names: [String] = []
         var i = 0
+        var scanner = MarkupScanner()
+        var bracket = Finder("]")
         while i < b.count {
             if b[i] == UInt8(ascii: "["), TemplateLexer.matches(b, soundOpen, at: i),
-               let close = b[(i + soundOpen.count)...].firstIndex(of: UInt8(ascii: "]")), close > i + soundOpen.count {
+               let close = bracket.find(in: b, from: i + soundOpen.count), close > i + soundOpen.count {
                 names.append(String(decoding: b[(i + soundOpen.count)..<close], as: UTF8.self))
                 i = close + 1
                 continue
             }
-            if b[i] == UInt8(ascii: "<"), let tag = MarkupScanner.markup(b, at: i) {
+            if b[i] == UInt8(ascii: "<"), let tag = scanner.markup(b, at: i) {
                 if let name = tag.name, !tag.closing, mediaTags.contains(name) {
                     let text = String(decoding: b[tag.start..<tag.end], as: UTF8.self)
                     if let value = attribute("src", inTag: text) ?? attribute("data", inTag: text), !value.isEmpty {

@@ -204,8 +204,9 @@ enum PlayTags {
         out.reserveCapacity(b.count)
         var i = 0
         var count = 0
+        var finders = (bracket: Finder("]"), ttsClose: Finder("[/anki:tts]"))
         while i < b.count {
-            if b[i] == UInt8(ascii: "["), let end = soundTagEnd(b, i) ?? ttsTagEnd(b, i) {
+            if b[i] == UInt8(ascii: "["), let end = soundTagEnd(b, i, &finders.bracket) ?? ttsTagEnd(b, i, &finders.bracket, &finders.ttsClose) {
                 out.append(contentsOf: Array("[anki:play:\(side):\(count)]".utf8))
                 count += 1
                 i = end
@@ -219,12 +220,12 @@ enum PlayTags {
 
     private static let soundOpen = Array("[sound:".utf8)
     private static let ttsOpen = Array("[anki:tts".utf8)
-    private static let ttsClose = Array("[/anki:tts]".utf8)
+    private static let ttsCloseLength = "[/anki:tts]".utf8.count
 
     /// `[sound:` + at least one character other than `]` + `]`.
-    private static func soundTagEnd(_ b: [UInt8], _ i: Int) -> Int? {
+    private static func soundTagEnd(_ b: [UInt8], _ i: Int, _ bracket: inout Finder) -> Int? {
         guard TemplateLexer.matches(b, soundOpen, at: i),
-              let close = b[(i + soundOpen.count)...].firstIndex(of: UInt8(ascii: "]")),
+              let close = bracket.find(in: b, from: i + soundOpen.count),
               close > i + soundOpen.count else { return nil }
         return close + 1
     }
@@ -234,8 +235,8 @@ enum PlayTags {
     /// Anki's directive syntax for `tts`: `[anki:tts` + white space-separated `key=value`
     /// options (values may be double-quoted) + `]`, content, `[/anki:tts]`; the `lang` option
     /// must be set (otherwise Anki writes an error message instead, which is not reproduced).
-    private static func ttsTagEnd(_ b: [UInt8], _ start: Int) -> Int? {
-        guard TemplateLexer.matches(b, ttsOpen, at: start) else { return nil }
+    private static func ttsTagEnd(_ b: [UInt8], _ start: Int, _ bracket: inout Finder, _ ttsClose: inout Finder) -> Int? {
+        guard TemplateLexer.matches(b, ttsOpen, at: start), bracket.find(in: b, from: start) != nil else { return nil }
         var i = start + ttsOpen.count
         guard i < b.count, b[i] == UInt8(ascii: "]") || isSpace(b[i]) else { return nil }
         while i < b.count, isSpace(b[i]) { i += 1 }
@@ -257,7 +258,7 @@ enum PlayTags {
             }
             while i < b.count, isSpace(b[i]) { i += 1 }
         }
-        guard i < b.count, lang, let close = TemplateLexer.find(b, ttsClose, from: i + 1) else { return nil }
-        return close + ttsClose.count
+        guard i < b.count, lang, let close = ttsClose.find(in: b, from: i + 1) else { return nil }
+        return close + ttsCloseLength
     }
 }

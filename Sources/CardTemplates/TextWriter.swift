@@ -51,12 +51,13 @@ struct TextWriter {
         let b = Array(html.utf8)
         var i = 0
         var textStart = 0
+        var scanner = MarkupScanner()
         func flushText(_ end: Int) {
             guard end > textStart else { return }
             emitText(String(decoding: b[textStart..<end], as: UTF8.self), into: &out)
         }
         while i < b.count {
-            guard b[i] == UInt8(ascii: "<"), let tag = MarkupScanner.markup(b, at: i) else {
+            guard b[i] == UInt8(ascii: "<"), let tag = scanner.markup(b, at: i) else {
                 i += 1
                 continue
             }
@@ -139,7 +140,9 @@ struct TextWriter {
 
 /// Finds markup in HTML for the text writer: comments, `<style>`/`<script>` elements (skipped
 /// whole) and tags with a name. A `<` not followed by a letter, `/` + letter or `!` is text.
-enum MarkupScanner {
+/// One scanner serves one text, left to right (its searches remember their answers, so it stays
+/// linear on hostile input).
+struct MarkupScanner {
     struct Markup {
         var start: Int
         var end: Int
@@ -148,9 +151,17 @@ enum MarkupScanner {
         var closing: Bool
     }
 
-    static func markup(_ b: [UInt8], at i: Int) -> Markup? {
+    private var commentEnd = Finder("-->")
+    private var tagEnd = Finder(">")
+    private var styleEnd = Finder("</style", caseInsensitive: true)
+    private var scriptEnd = Finder("</script", caseInsensitive: true)
+
+    /// How far past the first `>` a quoted attribute value may hide the tag's real end.
+    private static let quotedLookahead = 4096
+
+    mutating func markup(_ b: [UInt8], at i: Int) -> Markup? {
         if TemplateLexer.matches(b, Array("<!--".utf8), at: i) {
-            let end = TemplateLexer.find(b, Array("-->".utf8), from: i + 4).map { $0 + 3 } ?? b.count
+            let end = commentEnd.find(in: b, from: i + 4).map { $0 + 3 } ?? b.count
             return Markup(start: i, end: end, name: nil, closing: false)
         }
         var j = i + 1
@@ -158,27 +169,28 @@ enum MarkupScanner {
         if j < b.count, b[j] == UInt8(ascii: "/") { closing = true; j += 1 }
         if !closing, j < b.count, b[j] == UInt8(ascii: "!") {
             // <!DOCTYPE …> and the like
-            guard let close = b[j...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+            guard let close = tagEnd.find(in: b, from: j) else { return nil }
             return Markup(start: i, end: close + 1, name: nil, closing: false)
         }
         let nameStart = j
-        while j < b.count, isNameByte(b[j]) { j += 1 }
-        guard j > nameStart, isLetter(b[nameStart]) else { return nil }
+        while j < b.count, Self.isNameByte(b[j]) { j += 1 }
+        guard j > nameStart, Self.isLetter(b[nameStart]) else { return nil }
         let name = String(decoding: b[nameStart..<j].map(HTMLEscaping.lowercased), as: UTF8.self)
-        guard let close = tagClose(b, from: j) else { return nil }
+        guard let first = tagEnd.find(in: b, from: j) else { return nil }
+        let close = Self.quotedClose(b, from: j, limit: min(b.count, first + Self.quotedLookahead)) ?? first
         if !closing, name == "style" || name == "script" {
-            let end = HTMLEscaping.findCaseInsensitively(b, "</\(name)", from: close + 1)
-                .flatMap { at in b[at...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } } ?? b.count
+            let end = (name == "style" ? styleEnd.find(in: b, from: close + 1) : scriptEnd.find(in: b, from: close + 1))
+                .flatMap { at in tagEnd.find(in: b, from: at).map { $0 + 1 } } ?? b.count
             return Markup(start: i, end: end, name: nil, closing: false)
         }
         return Markup(start: i, end: close + 1, name: name, closing: closing)
     }
 
-    /// The `>` ending a tag, skipping quoted attribute values.
-    private static func tagClose(_ b: [UInt8], from start: Int) -> Int? {
+    /// The `>` ending a tag, skipping quoted attribute values, searched before `limit`.
+    private static func quotedClose(_ b: [UInt8], from start: Int, limit: Int) -> Int? {
         var quote: UInt8?
         var j = start
-        while j < b.count {
+        while j < limit {
             let c = b[j]
             if let q = quote {
                 if c == q { quote = nil }

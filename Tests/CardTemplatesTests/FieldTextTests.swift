@@ -50,4 +50,31 @@ import Testing
             """
         #expect(FieldText.mediaReferences(inCSS: css) == ["_base.css", "_more.css", "_paper.png", "b.png", "c.png"])
     }
+
+    @Test func unterminatedMarkupStaysLinearAndCorrect() {
+        #expect(FieldText.plainText(fromHTML: "<a title=\"x>y\">z</a>") == "z")
+        #expect(FieldText.plainText(fromHTML: "<a title=\"x>y") == "y", "an unbalanced quote: the tag ends at the first >")
+        #expect(FieldText.strippingHTML("<style>a</style>b<style>c") == "bc")
+        #expect(FieldText.strippingHTML("<script>x</SCRIPT>y<!-- z") == "y<!-- z")
+        // many openings without their ends (each end is searched once, not once per opening)
+        let hostile = String(repeating: "<style<!--[sound:\\(a[", count: 500)
+        #expect(FieldText.strippingHTML(hostile) == hostile)
+        #expect(FieldText.plainText(fromHTML: hostile) == "<style", "an unterminated comment hides the rest, as in a browser")
+        #expect(FieldText.mediaReferences(inHTML: hostile) == [])
+        #expect(Ruby.furigana(hostile) == hostile)
+        #expect(PlayTags.replace(hostile, side: "q") == hostile)
+    }
+
+    @Test func finderRemembersAnswers() {
+        var finder = Finder("ab")
+        let bytes = Array("xxabxxab".utf8)
+        #expect(finder.find(in: bytes, from: 0) == 2)
+        #expect(finder.find(in: bytes, from: 1) == 2)
+        #expect(finder.find(in: bytes, from: 3) == 6)
+        #expect(finder.find(in: bytes, from: 7) == nil)
+        #expect(finder.find(in: bytes, from: 8) == nil)
+        #expect(finder.find(in: bytes, from: 0) == 2, "searching backwards recomputes")
+        var insensitive = Finder("</style>", caseInsensitive: true)
+        #expect(insensitive.find(in: Array("a</STYLE>".utf8), from: 0) == 1)
+    }
 }
