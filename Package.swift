@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
-        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument"]),
+        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing"]),
         // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
         .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
     ],

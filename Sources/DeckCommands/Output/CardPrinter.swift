@@ -50,7 +50,7 @@ enum CardPrinter {
 
         init(fitting cards: [CardRecord], width: Int) {
             let rows = [Self.headers] + cards.map(Self.cells)
-            var widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            var widths = (0..<4).map { column in rows.map { $0[column].terminalCellWidth }.max() ?? 0 }
             // Shrink the widest text columns until the table fits (two spaces between columns).
             let available = max(width, 40) - 2 * 3
             while widths.reduce(0, +) > available {
@@ -60,8 +60,11 @@ enum CardPrinter {
             self.widths = widths
         }
 
+        /// A card's cells: on one line, control characters and escape sequences shown escaped
+        /// (a card from someone else's package must not drive the terminal).
         static func cells(_ card: CardRecord) -> [String] {
-            [String(card.id), oneLine(card.front), oneLine(card.back), card.tags.joined(separator: " ")]
+            [String(card.id), oneLine(card.front).escapingControlCharacters(), oneLine(card.back).escapingControlCharacters(),
+             card.tags.joined(separator: " ").escapingControlCharacters()]
         }
 
         var header: String { format(Self.headers) }
@@ -71,14 +74,15 @@ enum CardPrinter {
         private func format(_ row: [String]) -> String {
             let cells = (0..<4).map { column -> String in
                 let cell = truncate(row[column], to: widths[column])
-                return column == 3 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
+                return column == 3 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.terminalCellWidth))
             }
             return cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n"
         }
     }
 
+    /// The text cut to `width` terminal cells, ending in `…` when cut.
     static func truncate(_ text: String, to width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
+        text.terminalCellWidth <= width ? text : String(text.prefix(cells: max(width - 1, 0))) + "…"
     }
 
     fileprivate static func oneLine(_ text: String) -> String {
@@ -117,15 +121,20 @@ struct CardStream {
     private(set) var count = 0
     private(set) var isClosed = false
 
-    init(format: CardFormat, width: Int, out: OutputWriter = Terminal.current.stdout) {
+    /// With `quiet`, cards are counted and nothing is printed (`--quiet`).
+    let quiet: Bool
+
+    init(format: CardFormat, width: Int, quiet: Bool = false, out: OutputWriter = Terminal.current.stdout) {
         self.format = format
         self.width = width
+        self.quiet = quiet
         self.out = out
     }
 
     /// Prints (or holds, for a table's first cards) one card; false when output is closed.
     mutating func add(_ card: CardRecord) throws -> Bool {
         defer { count += 1 }
+        if quiet { return true }
         switch format {
         case .tsv:
             try emit(count == 0 ? CardPrinter.tsvHeader + CardPrinter.tsvLine(card) : CardPrinter.tsvLine(card))
@@ -144,7 +153,7 @@ struct CardStream {
 
     /// Ends the listing (closing JSON's array, printing a short table).
     mutating func finish() throws {
-        guard !isClosed else { return }
+        guard !isClosed, !quiet else { return }
         switch format {
         case .tsv: if count == 0 { try emit(CardPrinter.tsvHeader) }
         case .json: try emit(count == 0 ? "[]\n" : "\n]\n")
