@@ -129,7 +129,9 @@ import Testing
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 74, "\(arguments): \(text)")
-        #expect(text.hasPrefix("deck: error: "), "\(text)")
+        // Under --json (or --format json) the one line is a JSON object.
+        let asksForJSON = arguments.contains("--json") || arguments.contains("json")
+        #expect(text.hasPrefix(asksForJSON ? "{\"error\": {\"message\": \"" : "deck: error: "), "\(text)")
         #expect(text.split(separator: "\n").count == 1, "one error line: \(text)")
     }
 

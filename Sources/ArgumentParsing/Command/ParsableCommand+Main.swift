@@ -24,7 +24,9 @@ extension ParsableCommand {
     /// error (status 64). A ``CommandError`` prints `tool: error: <path>: <reason>` and exits
     /// with its code; a thrown ``ExitCode`` exits quietly; any other error prints its
     /// description and exits 1. Control characters in every error message are escaped
-    /// (``Swift/StringProtocol/escapingControlCharacters()``), so an error is one line. Standard output is flushed before returning; a failure to
+    /// (``Swift/StringProtocol/escapingControlCharacters()``), so an error is one line. When the
+    /// command line asks for JSON (`--json`, `--format json`), a command's failure is instead one
+    /// JSON object on standard error: `{"error": {"message": …, "status": 66, "path": …}}`. Standard output is flushed before returning; a failure to
     /// write it turns success into status 74 (a command that already failed keeps its status
     /// and its one error line).
     ///
@@ -42,7 +44,9 @@ extension ParsableCommand {
                 // same failure, met by its own write): a second line would only repeat it.
                 // A reader that closed the pipe early wanted no more: no error.
                 if status.isSuccess, error.code != EPIPE {
-                    terminal.stderr.write("\(commandName): error: \(error.message.escapingControlCharacters())\n")
+                    terminal.stderr.write(asksForJSON(arguments)
+                        ? jsonError(error, diagnosis: ("\(commandName): error: \(error.message)", true, .ioError), root: commandName) + "\n"
+                        : "\(commandName): error: \(error.message.escapingControlCharacters())\n")
                     status = .ioError
                 }
             }
@@ -52,6 +56,7 @@ extension ParsableCommand {
 
     private static func execute(_ arguments: [String], terminal: Terminal) async -> ExitCode {
         var path = CommandPath(root: self)
+        var running = false
         do {
             switch try CommandParser(root: self).parse(arguments) {
             case .help(let helpPath):
@@ -62,17 +67,54 @@ extension ParsableCommand {
                 return .success
             case .run(var command, let commandPath):
                 path = commandPath
+                running = true
                 try await command.run()
                 return .success
             }
         } catch {
             let diagnosis = diagnose(error, path: path, width: terminal.width)
-            if !diagnosis.text.isEmpty {
+            // A command that runs with --json reports its failure as JSON; a command line that
+            // does not parse is told so in text, with its usage.
+            if running, diagnosis.isError, !diagnosis.text.isEmpty, asksForJSON(arguments) {
+                terminal.stderr.write(jsonError(error, diagnosis: diagnosis, root: path.root.commandName) + "\n")
+            } else if !diagnosis.text.isEmpty {
                 let stream = diagnosis.isError ? terminal.stderr : terminal.stdout
                 stream.write(diagnosis.text + "\n")
             }
             return diagnosis.exitCode
         }
+    }
+
+    /// Whether the command line asks for JSON (`--json`, `--format json`, `--format=json`):
+    /// then an error is one JSON object on standard error instead of a line of text.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        let options = arguments.prefix { $0 != "--" }
+        if options.contains("--json") || options.contains("--format=json") { return true }
+        return zip(options, options.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+    }
+
+    /// `{"error": {"message": …, "status": 66, "path": …}}`: the message as the text line says
+    /// it (without `tool: error: `), the exit status, and the file when the error names one.
+    private static func jsonError(_ error: any Error, diagnosis: (text: String, isError: Bool, exitCode: ExitCode), root: String) -> String {
+        var message = String(diagnosis.text.prefix { $0 != "\n" })
+        if message.hasPrefix("\(root): error: ") { message.removeFirst("\(root): error: ".count) }
+        var fields = ["\"message\": " + jsonQuoted(message), "\"status\": \(diagnosis.exitCode.rawValue)"]
+        if let path = (error as? any CommandError)?.path { fields.append("\"path\": " + jsonQuoted(path)) }
+        return "{\"error\": {" + fields.joined(separator: ", ") + "}}"
+    }
+
+    private static func jsonQuoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case let s where s.value < 0x20 || s.value == 0x7F || (0x80...0x9F).contains(s.value) || s == "\u{2028}" || s == "\u{2029}":
+                result += "\\u" + String(repeating: "0", count: 4 - String(s.value, radix: 16).count) + String(s.value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
     }
 
     // MARK: - Parsing without running

@@ -7,7 +7,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show a deck's title, identifier, format version, dates and card count.",
-        discussion: "Works on a deck directory or on an archive made by 'deck archive' (read without extracting it to the destination).",
+        discussion: "Works on a deck directory or on an archive made by 'deck archive' (read without extracting it to the destination). With --quiet nothing is printed: the exit status says whether the deck can be read.",
         examples: [.init("Show an archived deck.", command: "deck info French.sampledeck.zip --json")])
 
     @Argument(help: ArgumentHelp("The deck or archive to describe.", valueName: "deck|archive")) var deck: String
@@ -18,7 +18,9 @@ struct InfoCommand: ParsableCommand {
     mutating func run() async throws {
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let (manifest, count) = (store.manifest, try store.cardCount())
-        if output.json {
+        if output.quiet {
+            return  // The deck opened and its cards were counted: the exit status says it is a readable deck.
+        } else if output.json {
             Terminal.current.stdout.write(Self.json(path: deck, manifest: manifest, cardCount: count) + "\n")
         } else {
             Terminal.current.stdout.write("""

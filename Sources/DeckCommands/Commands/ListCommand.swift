@@ -46,7 +46,7 @@ struct ListCommand: ParsableCommand {
             (field: String(key.split(separator: ":").first ?? ""), descending: key.hasSuffix(":desc"))
         }
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width)
+        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet)
         try store.forEachCard(where: expression, sortedBy: keys, limit: limit, offset: offset) { try stream.add($0) }
         try stream.finish()
     }

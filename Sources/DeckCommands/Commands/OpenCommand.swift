@@ -23,6 +23,9 @@ struct OpenCommand: ParsableCommand {
             tags (after + or -) and edit's front= and back=; Ctrl-C drops the line being typed. Lines typed are kept \
             between sessions in $XDG_STATE_HOME/deck/history (~/.local/state/deck/history when XDG_STATE_HOME is \
             unset), at most \(LineEditor.historyLimit) of them, or in the file DECK_HISTORY_FILE names (empty: no history). \
+            With --json each result is one line of JSON: list and search an array of cards as deck list --format json \
+            prints them, other commands {"message": …}, mistakes {"error": {"message": …}} on standard error. With \
+            --quiet only listings and errors are printed. \
             The deck stays locked for writing during the session; other processes can still read it.
             """,
         examples: [
@@ -41,6 +44,7 @@ struct OpenCommand: ParsableCommand {
     @Flag(name: .customLong("no-autosave"), help: "Save only on save and at the end of the session.")
     var noAutosave = false
     @OptionGroup var waiting: WaitOptions
+    @OptionGroup var output: OutputOptions
 
     init() {}
 
@@ -50,6 +54,8 @@ struct OpenCommand: ParsableCommand {
 
     mutating func run() async throws {
         let session = try DeckSession(path: deck, autosaveInterval: noAutosave ? nil : Double(autosave), wait: waiting.policy)
+        session.printsJSON = output.json
+        session.isQuiet = output.quiet
         try session.run(editor: LineEditor(completions: { [weak session] before, word in
             session?.completions(before: before, word: word) ?? []
         }))

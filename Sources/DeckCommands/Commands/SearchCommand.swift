@@ -8,7 +8,7 @@ struct SearchCommand: ParsableCommand {
         discussion: """
             'cafe' finds 'Café', and each word matches as a prefix ('conj' finds 'conjugaison'). The best matches come first \
             (SQLite FTS5's bm25 ranking). Exits 1 when nothing matches. \
-            'deck import' leaves the cards it adds out of the search index, so the first search after an import indexes \
+            With --quiet nothing is printed and the exit status alone says whether anything matched. 'deck import' leaves the cards it adds out of the search index, so the first search after an import indexes \
             them (about 0.2 s per 100,000 cards) and saves the index; while another process has the deck open for \
             writing, a search indexes them in memory instead, each time, until a writer catches up.
             """,
@@ -31,7 +31,7 @@ struct SearchCommand: ParsableCommand {
         // Cards a bulk import left unindexed: index them for good when the deck can be opened
         // for writing (otherwise the read-only search indexes them in memory, every time).
         if store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
-        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width)
+        var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet)
         try store.forEachSearchResult(text, limit: limit) { try stream.add($0) }
         try stream.finish()
         if stream.count == 0 { throw ExitCode.failure }

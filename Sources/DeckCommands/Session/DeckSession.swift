@@ -44,6 +44,10 @@ final class DeckSession {
     /// Seconds unsaved changes may wait before they are saved; 0 saves after every change; nil never.
     let autosaveInterval: Double?
     private let terminal: Terminal
+    /// `--json`: every result and message is one JSON object per line (cards as an array).
+    var printsJSON = false
+    /// `--quiet`: only listings and errors are printed.
+    var isQuiet = false
     /// Set when the working copy must outlive the session (the last save failed).
     private var keepsWorkingCopy = false
 
@@ -193,7 +197,9 @@ final class DeckSession {
     }
 
     private func show(_ cards: [CardRecord]) {
-        if cards.isEmpty {
+        if printsJSON {
+            terminal.stdout.write(CardPrinter.json(cards).replacingOccurrences(of: "\n", with: "") + "\n")
+        } else if cards.isEmpty {
             say("no cards")
         } else {
             terminal.stdout.write(CardPrinter.table(cards, width: terminal.width))
@@ -373,9 +379,17 @@ final class DeckSession {
 
     // MARK: - Messages
 
-    private func say(_ text: String) { terminal.stdout.write(text.escapingControlCharacters() + "\n") }
-    private func note(_ text: String) { terminal.stderr.write(text.escapingControlCharacters() + "\n") }
-    private func complain(_ text: String) { terminal.stderr.write("error: \(text.escapingControlCharacters())\n") }
+    private func say(_ text: String) {
+        if isQuiet { return }
+        terminal.stdout.write(printsJSON ? "{\"message\": \(JSONText.quoted(text))}\n" : text.escapingControlCharacters() + "\n")
+    }
+    private func note(_ text: String) {
+        if isQuiet { return }
+        terminal.stderr.write(printsJSON ? "{\"message\": \(JSONText.quoted(text))}\n" : text.escapingControlCharacters() + "\n")
+    }
+    private func complain(_ text: String) {
+        terminal.stderr.write(printsJSON ? "{\"error\": {\"message\": \(JSONText.quoted(text))}}\n" : "error: \(text.escapingControlCharacters())\n")
+    }
 
     static func suggestion(for name: String) -> String? {
         let names = commands.map(\.name)
