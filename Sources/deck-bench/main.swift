@@ -9,7 +9,7 @@ import Interchange
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
 //       sections: persistence, enumerate, migration, scaling, csv, export, import, archive,
-//                 convert, open, modules (the other bench files: interchange, archive)
+//                 convert, open, list, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
@@ -161,11 +161,11 @@ section("migration") {
 // The scaling curves also build the inputs of the command-line bars (CSV, deck, apkg per size).
 var points: [Scaling.Point] = []
 var datasets: [Int: Scaling.Dataset] = [:]
-if wanted("scaling") || ["csv", "export", "import", "archive", "open"].contains(where: wanted) {
+if wanted("scaling") || ["csv", "export", "import", "archive", "open", "list"].contains(where: wanted) {
     log("— scaling")
     do {
         // The 1,000,000-card inputs only for the sections that use them (they take a minute to build).
-        let curveSizes = wanted("scaling") ? sizes : (wanted("open") ? [barCards, bigCards] : [barCards])
+        let curveSizes = wanted("scaling") ? sizes : (wanted("open") || wanted("list") ? [barCards, bigCards] : [barCards])
         let built = try Scaling.run(sizes: Array(Set(curveSizes)).sorted(), taggedTimeout: taggedTimeout, scratch: scratch, log: log)
         if wanted("scaling") { points = built.points }
         datasets = built.datasets
@@ -200,6 +200,10 @@ section("import") {
 section("archive") { [try CLIBench.archive(try dataset(barCards), runs: runs, scratch: scratch)] }
 section("convert") { [try CLIBench.convert(decks: quick ? 20 : 200, cards: 500, runs: runs, scratch: scratch)] }
 section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 5)) }
+// Issue 16, big decks: deck list of the bar deck vs sqlite3, and the first line of the big deck's list.
+section("list") {
+    [try ListBench.listTSV(try dataset(barCards), runs: runs), try ListBench.firstLine(try dataset(bigCards), runs: max(runs, 5))]
+}
 
 // The other engineers' bench files, each called here by name:
 // Share (issue 6): deck archive vs bsdtar in zip, tar.gz and tar.zst on a deck with media (ArchiveBench.swift).
