@@ -32,7 +32,7 @@ import Testing
         #expect(onDisk == expected, "Schemas/store.sql is stale; regenerate it with SAMPLEDECK_WRITE_STORE_SQL=1")
     }
 
-    @Test func aNewStoreHoldsExactlyWhatStoreSQLCreates() throws {
+    @MainActor @Test func aNewStoreHoldsExactlyWhatStoreSQLCreates() throws {
         let playground = try Playground()
         let made = playground.file("made.sqlite")
         try DeckStoreV2.createStore(at: made, title: "Made")

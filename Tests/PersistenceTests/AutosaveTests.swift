@@ -34,7 +34,7 @@ import Testing
         #expect(try ModelContext(container).fetch(FetchDescriptor<Card>(predicate: #Predicate { $0.back == "edited" })).count == 1)
     }
 
-    @Test func offMeansNoSave() throws {
+    @MainActor @Test func offMeansNoSave() throws {
         let playground = try Playground()
         let container = try StoreKind.memory.container([Card.self], in: playground)
         let context = ModelContext(container)
@@ -68,7 +68,7 @@ import Testing
         #expect(streamed.map { "\($0)".contains("read-only") } == true)
     }
 
-    @Test func closeSavesTheMainContextAndReportsFailure() throws {
+    @MainActor @Test func closeSavesTheMainContextAndReportsFailure() throws {
         let playground = try Playground()
         let url = playground.file("store.sqlite")
         let container = try ModelContainer(for: Card.self, configurations: ModelConfiguration(url: url))

@@ -5,7 +5,7 @@ import SQLite
 
 @Suite struct SwiftDataSampleTests {
     /// SwiftData's flash-card sample: insert, `@Query(sort: \Card.creationDate, order: .reverse)`, a limit, predicates.
-    @Test(arguments: StoreKind.allCases)
+    @MainActor @Test(arguments: StoreKind.allCases)
     func flashCardSample(kind: StoreKind) throws {
         let playground = try Playground()
         let container = try kind.container([Card.self], in: playground)
@@ -125,7 +125,7 @@ import SQLite
     }
 
     @Test func transactionRollsBackOnThrow() throws {
-        let context = ModelContext(try ModelContainer(for: Card.self))
+        let context = ModelContext(try ModelContainer(for: Card.self, isStoredInMemoryOnly: true))
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try context.transaction {
@@ -159,7 +159,7 @@ import SQLite
     }
 
     @Test func fetchIdentifiersAndDeleteWhere() throws {
-        let context = ModelContext(try ModelContainer(for: Card.self))
+        let context = ModelContext(try ModelContainer(for: Card.self, isStoredInMemoryOnly: true))
         for i in 0..<10 { context.insert(Card(front: "\(i)", back: i.isMultiple(of: 2) ? "even" : "odd")) }
         try context.save()
         let ids = try context.fetchIdentifiers(FetchDescriptor(predicate: #Predicate<Card> { $0.back == "even" }))
@@ -169,7 +169,7 @@ import SQLite
     }
 
     @Test func pendingInsertsAppearInFetches() throws {
-        let context = ModelContext(try ModelContainer(for: Card.self))
+        let context = ModelContext(try ModelContainer(for: Card.self, isStoredInMemoryOnly: true))
         context.insert(Card(front: "b", back: ""))
         try context.save()
         context.insert(Card(front: "a", back: ""))
@@ -180,7 +180,7 @@ import SQLite
         #expect(try context.fetchCount(FetchDescriptor<Card>()) == 2)
     }
 
-    @Test func readOnlyConfigurationNeverWrites() throws {
+    @MainActor @Test func readOnlyConfigurationNeverWrites() throws {
         let playground = try Playground()
         let url = playground.file("ro.sqlite")
         do {
@@ -214,15 +214,15 @@ import SQLite
         #expect(try peopleDB.scalar("SELECT name FROM Person", as: String.self) == "Ada")
     }
 
-    @Test func deleteAllData() throws {
-        let container = try ModelContainer(for: Card.self)
+    @MainActor @Test func deleteAllData() throws {
+        let container = try ModelContainer(for: Card.self, isStoredInMemoryOnly: true)
         container.mainContext.insert(Card(front: "x", back: "y"))
         try container.mainContext.save()
         try container.deleteAllData()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Card>()) == 0)
     }
 
-    @Test func closeLeavesOneFileThatSqliteReads() throws {
+    @MainActor @Test func closeLeavesOneFileThatSqliteReads() throws {
         let playground = try Playground()
         let url = playground.file("closed.sqlite")
         let container = try ModelContainer(for: Card.self, configurations: ModelConfiguration(url: url))

@@ -70,7 +70,7 @@ final class Attachment: PersistentModel {
         #expect(b.payload == Data("small".utf8))
     }
 
-    @Test func survivesReopeningAndAMissingFileIsAClearError() throws {
+    @MainActor @Test func survivesReopeningAndAMissingFileIsAClearError() throws {
         let playground = try Playground()
         let url = playground.file("store.sqlite")
         do {

@@ -87,7 +87,7 @@ import SQLite
     }
 
     @Test func uniqueAttributeInsertIsAnUpsert() throws {
-        let container = try ModelContainer(for: Tag.self)
+        let container = try ModelContainer(for: Tag.self, isStoredInMemoryOnly: true)
         let context = ModelContext(container)
         context.insert(Tag(name: "verbs"))
         try context.save()
@@ -99,7 +99,7 @@ import SQLite
     }
 
     @Test func prefetchLoadsRelationshipsInOneQuery() throws {
-        let container = try ModelContainer(for: Deck.self, Card.self)
+        let container = try ModelContainer(for: Deck.self, Card.self, isStoredInMemoryOnly: true)
         let context = ModelContext(container)
         for i in 0..<3 {
             let deck = Deck(title: "d\(i)")
@@ -118,7 +118,7 @@ import SQLite
 
 @Suite struct PredicateTests {
     static func populated() throws -> ModelContext {
-        let context = ModelContext(try ModelContainer(for: Card.self, Tag.self))
+        let context = ModelContext(try ModelContainer(for: Card.self, Tag.self, isStoredInMemoryOnly: true))
         let rows: [(String, String, Card.Kind, Double?)] = [
             ("chat", "cat", .basic, 1.5), ("chien", "dog", .basic, nil), ("{{c1::Paris}} is the capital", "", .cloze, 3),
             ("Chat noir", "black cat", .basic, 2.5), ("oiseau", "bird", .cloze, nil),
@@ -231,7 +231,7 @@ import SQLite
     /// Linking many cards to one tag, one at a time from the card side, keeps the tag's
     /// inverse list complete and in order, and the links are all written.
     @Test func manyCardsLinkedToOneTag() throws {
-        let container = try ModelContainer(for: Card.self, Tag.self)
+        let container = try ModelContainer(for: Card.self, Tag.self, isStoredInMemoryOnly: true)
         let context = ModelContext(container)
         let tag = Tag(name: "common")
         context.insert(tag)

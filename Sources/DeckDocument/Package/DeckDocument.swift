@@ -45,7 +45,7 @@ public final class DeckDocument {
     var pendingMediaScan: (count: Int, last: ObjectIdentifier?) = (0, nil)
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
-    public var mainContext: ModelContext { container.mainContext }
+    public var mainContext: ModelContext { container.sharedMainContext }
 
     /// The manifest file name.
     public static let manifestName = "manifest.json"
@@ -65,7 +65,7 @@ public final class DeckDocument {
         self.container = container
         self.mode = mode
         self.lock = lock
-        container.mainContext.autosaveEnabled = false
+        container.sharedMainContext.autosaveEnabled = false
     }
 
     deinit {

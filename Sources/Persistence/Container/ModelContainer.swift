@@ -27,19 +27,36 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Creates a container for model types (and the types their relationships reach).
     ///
-    /// With no configuration, the store lives in memory.
+    /// With no configuration, the store is a file in the program's default location, as in
+    /// SwiftData: `default.store` in ``ModelConfiguration/defaultStoreDirectory(environment:programName:)``
+    /// (`~/.local/share/<program>/`). Ask for memory with `isStoredInMemoryOnly: true` or a
+    /// configuration.
     /// - Throws: ``PersistenceError`` when a store can't be opened, is newer than the schema,
     ///   or doesn't match it.
-    public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(types), configurations: configurations)
+    public convenience init(for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(types), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Creates a container for model types in memory (previews, tests) or in the default
+    /// location (SwiftUI's `.modelContainer(for:isStoredInMemoryOnly:)`, as an initializer).
+    public convenience init(for types: any PersistentModel.Type..., isStoredInMemoryOnly: Bool) throws {
+        try self.init(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: isStoredInMemoryOnly)])
     }
 
     /// Creates a container for a schema, migrating stores with `migrationPlan` when needed.
+    public convenience init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Creates a container for a schema, migrating stores with `migrationPlan` when needed;
+    /// an empty list means one store in the default location.
     public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
         let schema = schema.forContainer()
         self.schema = schema
-        let configurations = configurations.isEmpty ? [ModelConfiguration(isStoredInMemoryOnly: true)] : configurations
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         self.configurations = configurations
         // Assign every entity hierarchy to the first configuration that names it, else to the
         // first configuration without a subset.
@@ -84,8 +101,16 @@ public final class ModelContainer: @unchecked Sendable {
 
     deinit { closeStores() }
 
-    /// The main context: autosave on, as in SwiftData.
-    public var mainContext: ModelContext {
+    /// The main context: autosave on, as in SwiftData, and isolated to the main actor as
+    /// there (its autosave checks run on the main queue).
+    @MainActor public var mainContext: ModelContext { sharedMainContext }
+
+    /// The same context as ``mainContext``, reachable from any isolation, for code that
+    /// owns a container on one thread and predates actors (a command-line document: see
+    /// DeckDocument). The caller keeps all use of it on one thread at a time; autosave's
+    /// checks still run on the main queue, so turn autosave off when the main loop isn't
+    /// running or the context is used on another thread.
+    public var sharedMainContext: ModelContext {
         lock.lock()
         defer { lock.unlock() }
         if let context = _mainContext { return context }

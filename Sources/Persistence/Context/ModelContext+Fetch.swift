@@ -66,15 +66,38 @@ extension ModelContext {
         return results
     }
 
-    /// The models matching a descriptor, fetched `batchSize` rows at a time.
+    /// The models matching a descriptor as a collection that loads them `batchSize` rows at
+    /// a time, as SwiftData's `fetch(_:batchSize:)`.
     ///
-    /// SwiftData's `fetch(_:batchSize:)` returns a lazily faulting collection; here the
-    /// batches are loaded eagerly, in pages of `batchSize` (use ``enumerate(_:batchSize:allowEscapingMutations:block:)``
-    /// when memory must stay bounded).
-    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [T] {
-        var all: [T] = []
-        try enumerate(descriptor, batchSize: batchSize, allowEscapingMutations: true) { all.append($0) }
-        return all
+    /// The fetch reads the matching primary keys (one query, 8 bytes a row) and the first
+    /// batch; other batches are read when an element of theirs is first accessed. The
+    /// collection keeps two batches: when it drops one, the models it read that are
+    /// unchanged leave the context (as with ``enumerate(_:batchSize:allowEscapingMutations:block:)``),
+    /// so iterating a large result keeps memory bounded. Models edited while their batch was
+    /// held stay registered, and models registered before the fetch are never dropped. A
+    /// model kept past its batch's drop is detached: read the element again (a new
+    /// instance) or call ``model(for:)`` before editing it.
+    ///
+    /// When unsaved changes could change the answer (see ``fetch(_:)``), the collection holds
+    /// the models of a plain fetch instead. A later batch that can't be read (its rows deleted
+    /// by another context, the store gone) gives empty detached models for its elements,
+    /// sets ``FetchResultsCollection/loadError`` and makes the next ``save()`` throw.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let entity = try requireEntity(T.self)
+        if descriptor.includePendingChanges, pendingChanges(descriptor, entity: entity, forCount: false) != nil {
+            return FetchResultsCollection(storage: FetchResultsStorage(models: try fetch(descriptor)))
+        }
+        let keys = try fetchIdentifiers(descriptor).map(\.primaryKey)
+        let storage = FetchResultsStorage<T>(context: self, entity: entity, keys: keys, batchSize: max(1, batchSize))
+        try storage.load(batch: 0)
+        return FetchResultsCollection(storage: storage)
+    }
+
+    /// The identifiers of the matching models, read `batchSize` rows at a time (the rows are
+    /// stepped through one statement, so this is ``fetchIdentifiers(_:)``; the parameter is
+    /// SwiftData's).
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [PersistentIdentifier] {
+        try fetchIdentifiers(descriptor)
     }
 
     /// The number of models matching a descriptor, counted in SQL (pending inserts included
@@ -252,7 +275,7 @@ extension ModelContext {
 
     enum QueryColumns { case rows, count, identifiers }
 
-    struct Query {
+    struct SQLQuery {
         let sql: String
         let arguments: [SQLValue]
     }
@@ -264,7 +287,7 @@ extension ModelContext {
     }
 
     /// The SQL of a descriptor; `keys` restricts it to rows with these primary keys.
-    func makeQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, columns: QueryColumns, keys: [Int64]? = nil) throws -> Query {
+    func makeQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, columns: QueryColumns, keys: [Int64]? = nil) throws -> SQLQuery {
         var translator = SQLTranslator(schema: schema)
         var conditions: [String] = []
         if let predicate = descriptor.predicate {
@@ -303,7 +326,7 @@ extension ModelContext {
             sql += " LIMIT ? OFFSET ?"
             arguments += [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
         }
-        return Query(sql: sql, arguments: arguments)
+        return SQLQuery(sql: sql, arguments: arguments)
     }
 
     // MARK: Pending changes

@@ -19,9 +19,32 @@ extension Schema {
         if let keyPath = relationship.inverseKeyPath, let inverse = destination.relationship(for: keyPath) {
             return inverse
         }
-        return destination.relationships.first { candidate in
+        if let declared = destination.relationships.first(where: { candidate in
             candidate.inverseKeyPath == relationship.keyPath && entity.isKind(of: self.entity(forType: candidate.destination) ?? entity)
+        }) { return declared }
+        return inferredInverse(of: relationship, in: entity, destination: destination)
+    }
+
+    /// The inverse SwiftData infers when none is declared on either side: the destination's
+    /// only relationship back to this entity, when this entity has only this one to the
+    /// destination and neither declares an inverse (nor is named as one). Relationships of
+    /// an entity to itself are never paired this way (`parent` and `children` are two
+    /// relationships to one type: declare the inverse).
+    private func inferredInverse(of relationship: Relationship, in entity: Entity, destination: Entity) -> Relationship? {
+        guard relationship.inverseKeyPath == nil, destination.rootEntity !== entity.rootEntity else { return nil }
+        func named(_ candidate: Relationship, on owner: Entity, by other: Entity) -> Bool {
+            other.relationships.contains { $0.inverseKeyPath == candidate.keyPath }
         }
+        let mine = entity.relationships.filter { $0.inverseKeyPath == nil && self.entity(forType: $0.destination) === destination }
+        guard mine.count == 1, !named(relationship, on: entity, by: destination) else { return nil }
+        let theirs = destination.relationships.filter { candidate in
+            candidate.inverseKeyPath == nil && self.entity(forType: candidate.destination).map { entity.isKind(of: $0) } == true
+        }
+        guard theirs.count == 1, let inverse = theirs.first, !named(inverse, on: destination, by: entity) else { return nil }
+        // Only a to-one is inferred against a to-many or a to-one; two to-manys stay apart
+        // (each its own join table), as two lists of one type often mean different things.
+        guard !(inverse.isToMany && relationship.isToMany) else { return nil }
+        return inverse
     }
 
     func destination(of relationship: Relationship) -> Entity? { entity(forType: relationship.destination) }
