@@ -113,7 +113,7 @@ let package = Package(
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).
-        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands"]),
+        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands", "Scheduling"]),
 
         // MARK: Tests
 

@@ -9,7 +9,7 @@ import Interchange
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
 //       sections: persistence, enumerate, migration, scaling, csv, export, import, archive,
-//                 convert, open, list, modules (the other bench files: interchange, archive)
+//                 convert, open, list, study, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
@@ -215,6 +215,9 @@ section("archive-formats") {
         return m
     }
 }
+
+// Study (issue 18): one answer through the Scheduling library, and a 1,000,000-card queue (SchedulingBench.swift).
+section("study") { SchedulingBench.run(runs: runs, cards: bigCards) }
 
 let finished = Date()
 let info = ReportWriter.RunInfo(
