@@ -32,6 +32,7 @@ test: deps pydeps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory lint-man
+	SWIFT=$(SWIFT) scripts/check-version-dependency.sh
 
 # The main job on an example deck: create a deck from Fixtures/, list it, search it, check it, archive it.
 demo: build

@@ -33,6 +33,13 @@ let hostModuleSettings: [SwiftSetting] = [.unsafeFlags(["-I", swiftHostLibraries
 let hostModuleLinking: [LinkerSetting] = [.unsafeFlags(["-L", swiftHostLibraries, "-Xlinker", "-rpath", "-Xlinker", swiftHostLibraries])]
     + swiftSyntaxModules.map { .linkedLibrary($0) }
 
+#if os(Linux)
+/// `import SwiftData` where Apple's SwiftData doesn't exist.
+let swiftDataProducts: [Product] = [.library(name: "SwiftData", targets: ["SwiftData"])]
+#else
+let swiftDataProducts: [Product] = []
+#endif
+
 let package = Package(
     name: "SampleDeck",
     products: [
@@ -44,7 +51,7 @@ let package = Package(
         .library(name: "CardTemplates", targets: ["CardTemplates"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
         .executable(name: "deck", targets: ["deck"]),
-    ],
+    ] + swiftDataProducts,
     targets: [
         // MARK: C libraries (Debian packages, through system-library targets)
 
@@ -76,14 +83,15 @@ let package = Package(
         // MARK: Persistence
 
         // The SwiftData-shaped persistence API: ModelContainer, ModelContext, FetchDescriptor.
-        // Release builds drop the run-time exclusivity checks on its hot paths (a fetch touches
-        // several class properties per row); debug builds, and so the tests, keep them.
-        .target(name: "Persistence", dependencies: ["SQLite", "Digest"],
-                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        // No unsafe flags, so a package can depend on it by version: the class properties a
+        // fetch touches per row are marked `@exclusivity(unchecked)` instead of a module-wide flag.
+        .target(name: "Persistence", dependencies: ["SQLite", "Digest"]),
         // The compiler plugin implementing the model macros, built against the toolchain's swift-syntax.
         .macro(name: "PersistenceMacrosPlugin", swiftSettings: hostModuleSettings, linkerSettings: hostModuleLinking),
         // The macro declarations (`@Model` and its companions); re-exports Persistence.
         .target(name: "PersistenceMacros", dependencies: ["Persistence", "PersistenceMacrosPlugin"]),
+        // SwiftData's module name on Linux: re-exports Foundation, Observation, Persistence and the macros.
+        .target(name: "SwiftData", dependencies: ["Persistence", "PersistenceMacros"]),
 
         // MARK: The document format
 
@@ -113,7 +121,7 @@ let package = Package(
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).
-        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands", "Scheduling"]),
+        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "PersistenceMacros", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands", "Scheduling"]),
 
         // MARK: Tests
 
@@ -123,6 +131,11 @@ let package = Package(
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
         // Models declared through the macros, on in-memory and file stores.
         .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence"]),
+        // The macros' expansions (snapshots) and diagnostics, through swift-syntax's expansion.
+        .testTarget(name: "PersistenceMacrosPluginTests", dependencies: ["PersistenceMacrosPlugin"], exclude: ["Snapshots"],
+                    swiftSettings: hostModuleSettings, linkerSettings: hostModuleLinking),
+        // The model code of the seed documents, verbatim, through `import SwiftData`.
+        .testTarget(name: "SwiftDataSeedTests", dependencies: ["SwiftData"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         // The scheduler against the `fsrs` package and current Anki (python3 peers).

@@ -18,12 +18,12 @@ final class IdentityTable: Sequence {
     }
 
     /// Initialized exactly where `used` is true.
-    private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
     /// Probing reads only these flags and the keys, so it never touches reference counts.
-    private var used: UnsafeMutablePointer<Bool>
-    private var capacity: Int
-    private var shift: Int
-    private(set) var count = 0
+    @exclusivity(unchecked) private var used: UnsafeMutablePointer<Bool>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var shift: Int
+    @exclusivity(unchecked) private(set) var count = 0
 
     init(capacity: Int = 16) {
         var size = 16

@@ -23,13 +23,13 @@ public final class ModelContext {
     }
 
     var schema: Schema { container.schema }
-    var insertionOrder: [any PersistentModel] = []
-    var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    @exclusivity(unchecked) var insertionOrder: [any PersistentModel] = []
+    @exclusivity(unchecked) var deletedModels: [ObjectIdentifier: any PersistentModel] = [:]
     /// Registered models by table (store index, table name) and primary key.
-    var registry: [TableKey: IdentityTable] = [:]
-    private var nextTemporaryKey: Int64 = 0
-    private var lastEntityType: ObjectIdentifier?
-    private var lastEntity: Schema.Entity?
+    @exclusivity(unchecked) var registry: [TableKey: IdentityTable] = [:]
+    @exclusivity(unchecked) private var nextTemporaryKey: Int64 = 0
+    @exclusivity(unchecked) private var lastEntityType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastEntity: Schema.Entity?
 
     /// A table of the context's stores: its root entity (one table per root entity).
     typealias TableKey = ObjectIdentifier
@@ -412,8 +412,8 @@ public final class ModelContext {
     }
 
     // MARK: Undo and autosave state (see ModelContext+Undo.swift, ModelContext+Autosave.swift)
-    var undoState = UndoState()
-    var autosaveState = AutosaveState()
+    @exclusivity(unchecked) var undoState = UndoState()
+    @exclusivity(unchecked) var autosaveState = AutosaveState()
     /// The author recorded with this context's saves in the change history.
     public var author: String?
     /// The first failure of a call that can't throw, thrown by the next ``save()``.

@@ -11,19 +11,19 @@ import SQLite
 public final class BackingData {
     enum State: UInt8 { case detached, inserted, registered, deleted }
 
-    var state: State = .detached
+    @exclusivity(unchecked) var state: State = .detached
     weak var context: ModelContext?
     /// The row's primary key once saved; the temporary number before.
-    var primaryKey: Int64 = 0
-    var storeIdentifier = ""
+    @exclusivity(unchecked) var primaryKey: Int64 = 0
+    @exclusivity(unchecked) var storeIdentifier = ""
     /// Stored values (attributes, then to-one keys) as last fetched or saved; nil when new.
-    var snapshot: StoredValues?
+    @exclusivity(unchecked) var snapshot: StoredValues?
     /// Loaded or assigned relationship contents, by relationship key path.
-    var relationships: [AnyKeyPath: RelationshipContent] = [:]
+    @exclusivity(unchecked) var relationships: [AnyKeyPath: RelationshipContent] = [:]
     /// The observation registrar of a `@Model` class, made on the first read through an
     /// accessor: until then nobody can be observing the model, so a setter skips the
     /// notification, and models the context makes and fills never pay for one.
-    @usableFromInline var registrar: ObservationRegistrar?
+    @exclusivity(unchecked) @usableFromInline var registrar: ObservationRegistrar?
 
     public init() {}
 

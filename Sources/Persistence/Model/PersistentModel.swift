@@ -1,13 +1,15 @@
 import Foundation
 
-/// A class whose instances are stored by a ``ModelContainer``: the equivalent of a class
-/// marked `@Model` in SwiftData.
+/// A class whose instances are stored by a ``ModelContainer``: what a class marked `@Model`
+/// conforms to, as in SwiftData.
 ///
-/// Swift macros can't be built here, so a model spells out what `@Model` would generate:
-/// its properties, one line of schema metadata per property, a backing-data property and
-/// an empty initializer used to materialise rows. Attributes are ordinary stored
-/// properties; relationships are computed properties over ``getValue(forKey:)`` and
-/// ``setValue(forKey:to:)`` so they can be loaded lazily and keep their inverses in step.
+/// Usually the `@Model` macro (the `PersistenceMacros` product, or `import SwiftData` on
+/// Linux) writes the conformance. A model can also spell out what the macro generates, which
+/// needs no macro plugin at all: its properties, one line of schema metadata per property, a
+/// backing-data property and an empty initializer used to materialise rows. Attributes are
+/// ordinary stored properties; relationships are computed properties over
+/// ``getValue(forKey:)`` and ``setValue(forKey:to:)`` so they can be loaded lazily and keep
+/// their inverses in step.
 ///
 /// ```swift
 /// final class Card: PersistentModel {

@@ -9,9 +9,9 @@ extension Schema {
         /// The model type.
         public let type: any PersistentModel.Type
         /// All attributes, inherited ones first.
-        public private(set) var attributes: [Attribute] = []
+        @exclusivity(unchecked) public private(set) var attributes: [Attribute] = []
         /// All relationships, inherited ones first.
-        public private(set) var relationships: [Relationship] = []
+        @exclusivity(unchecked) public private(set) var relationships: [Relationship] = []
         /// The superentity when the model class inherits from another model.
         public internal(set) weak var superentity: Entity?
         var directSubentities: [Entity] = []
@@ -23,20 +23,20 @@ extension Schema {
 
         // Resolved by `resolve(in:)`.
         /// The table holding the entity's rows (the root entity's table).
-        public private(set) var tableName = ""
+        @exclusivity(unchecked) public private(set) var tableName = ""
         /// To-one relationships stored as columns, in column order after the attributes.
-        private(set) var toOneColumns: [Relationship] = []
+        @exclusivity(unchecked) private(set) var toOneColumns: [Relationship] = []
         /// Column names after `pk` (and `entity` when inherited): attributes, then to-one keys.
-        public private(set) var columnNames: [String] = []
-        private(set) var attributeIndex: [AnyKeyPath: Int] = [:]
-        private(set) var relationshipIndex: [AnyKeyPath: Int] = [:]
-        private(set) var attributeNameIndex: [String: Int] = [:]
+        @exclusivity(unchecked) public private(set) var columnNames: [String] = []
+        @exclusivity(unchecked) private(set) var attributeIndex: [AnyKeyPath: Int] = [:]
+        @exclusivity(unchecked) private(set) var relationshipIndex: [AnyKeyPath: Int] = [:]
+        @exclusivity(unchecked) private(set) var attributeNameIndex: [String: Int] = [:]
         /// UNIQUE constraints as lists of column names.
         public private(set) var uniqueConstraints: [[String]] = []
         /// Indexes as lists of column names.
         public private(set) var indexes: [[String]] = []
         /// Whether the entity's table holds several entities (inheritance).
-        public private(set) var usesDiscriminator = false
+        @exclusivity(unchecked) public private(set) var usesDiscriminator = false
         /// Names of this entity and every subentity below it (for `includeSubclasses`).
         public private(set) var entityNamesIncludingSubentities: [String] = []
         /// The store this entity lives in (set by the container).
@@ -44,18 +44,18 @@ extension Schema {
         /// Where `.externalStorage` attributes keep their values (set by the container).
         var externalStorage: ExternalStorage?
         /// Positions of the `.externalStorage` attributes in `attributes`.
-        private(set) var externalAttributeIndexes: [Int] = []
+        @exclusivity(unchecked) private(set) var externalAttributeIndexes: [Int] = []
         /// The attributes' readers and materializing writers, kept apart so hot loops don't copy
         /// `Attribute` values.
-        private(set) var readers: [(AnyObject) -> SQLValue] = []
-        private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
+        @exclusivity(unchecked) private(set) var readers: [(AnyObject) -> SQLValue] = []
+        @exclusivity(unchecked) private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
         /// Statements the context writes for this entity, built once.
-        private(set) var insertStatementSQL = ""
+        @exclusivity(unchecked) private(set) var insertStatementSQL = ""
         /// The columns selected for rows of this entity's table: `pk`, `entity` when the
         /// table is shared, then every column of the hierarchy.
-        private(set) var selectColumns: [String] = []
+        @exclusivity(unchecked) private(set) var selectColumns: [String] = []
         /// Where each of this entity's `columnNames` sits in `selectColumns`.
-        private(set) var selectPositions: [Int32] = []
+        @exclusivity(unchecked) private(set) var selectPositions: [Int32] = []
 
         init(type: any PersistentModel.Type) {
             self.name = type.entityName

@@ -12,7 +12,7 @@ import Foundation
 final class StoredProperty<M: AnyObject, V>: @unchecked Sendable {
     @usableFromInline let keyPath: ReferenceWritableKeyPath<M, V>
     /// The byte offset inside the object, or nil to go through the key path.
-    @usableFromInline var offset: Int?
+    @exclusivity(unchecked) @usableFromInline var offset: Int?
     private var resolved = false
     private let lock = NSLock()
 
