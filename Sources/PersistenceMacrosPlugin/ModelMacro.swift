@@ -60,7 +60,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        // A model subclass inherits both conformances (the compiler asks for none then, and
+        // the syntax says so even when it is asked).
+        guard let model = declaration.as(ClassDeclSyntax.self), !protocols.isEmpty,
+              !(model.inheritanceClause?.inheritedTypes.first.map { ModelClass.isSuperclass($0.type) } ?? false) else { return [] }
         let list = protocols.map { $0.trimmedDescription }.joined(separator: ", ")
         return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: list) {}")]
     }
@@ -98,7 +101,7 @@ struct ModelClass {
 
     /// Whether the first inherited type names a class rather than a protocol. A macro can't
     /// look the name up, so the protocols a model commonly adopts are recognised by name.
-    private static func isSuperclass(_ type: TypeSyntax) -> Bool {
+    static func isSuperclass(_ type: TypeSyntax) -> Bool {
         let name = type.trimmedDescription.split(separator: ".").last.map(String.init) ?? ""
         let protocols: Set<String> = [
             "PersistentModel", "Identifiable", "Hashable", "Equatable", "Comparable", "Codable", "Encodable", "Decodable",

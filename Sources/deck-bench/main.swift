@@ -8,7 +8,7 @@ import Interchange
 // docs/perf/results.jsonl.
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
-//       sections: persistence, enumerate, migration, scaling, csv, export, import, archive,
+//       sections: persistence, macros, enumerate, migration, scaling, csv, export, import, archive,
 //                 convert, open, list, study, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
@@ -133,6 +133,8 @@ section("persistence") {
     }
     return measured
 }
+
+section("macros") { try MacroBench.run(count: barCards, runs: runs, scratch: scratch) }
 
 section("enumerate") {
     let store = scratch.file("enumerate.sqlite")

@@ -40,9 +40,10 @@ import PersistenceMacros
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Book>()) == 0)
     }
 
-    @Test func uniqueAttributeUpserts() throws {
+    @Test(arguments: StoreKind.allCases)
+    func uniqueAttributeUpserts(kind: StoreKind) throws {
         let playground = try Playground()
-        let container = try StoreKind.memory.container([Shelf.self], in: playground)
+        let container = try kind.container([Shelf.self], in: playground)
         let context = ModelContext(container)
         context.insert(Shelf(name: "A"))
         try context.save()
@@ -52,6 +53,38 @@ import PersistenceMacros
         try context.save()
         let shelves = try ModelContext(container).fetch(FetchDescriptor<Shelf>())
         #expect(shelves.count == 1 && shelves.first?.note == "second")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func compoundUniqueIndexEphemeralTransientAndCounts(kind: StoreKind) throws {
+        let playground = try Playground()
+        let container = try kind.container([Person.self], in: playground)
+        let ddl = container.schema.makeDDL().joined(separator: "\n")
+        #expect(ddl.contains("UNIQUE(\"givenName\", \"familyName\")"), "\(ddl)")
+        #expect(ddl.contains("\"Person_familyName\"") && ddl.contains("\"Person_birthday\""), "\(ddl)")
+        #expect(!ddl.contains("draft") && !ddl.contains("visits"), "\(ddl)")
+        let context = ModelContext(container)
+        let ada = Person(givenName: "Ada", familyName: "Lovelace")
+        ada.draft = "unsaved"
+        ada.visits = 3
+        context.insert(ada)
+        try context.save()
+        // #Unique: an insert colliding on both attributes updates the existing row.
+        let again = Person(givenName: "Ada", familyName: "Lovelace")
+        again.birthday = Date(timeIntervalSince1970: 0)
+        context.insert(again)
+        context.insert(Person(givenName: "Ada", familyName: "Byron"))
+        try context.save()
+        let reader = ModelContext(container)
+        let people = try reader.fetch(FetchDescriptor<Person>(sortBy: [SortDescriptor(\.familyName)]))
+        #expect(people.map(\.familyName) == ["Byron", "Lovelace"] && people[1].birthday == Date(timeIntervalSince1970: 0))
+        // Neither the ephemeral nor the transient value is stored.
+        #expect(people[1].draft == "" && people[1].visits == 0)
+        // maximumModelCount: 2 is checked at save.
+        let crowded = Person(givenName: "Grace", familyName: "Hopper")
+        crowded.friends = [Friend(nickname: "a"), Friend(nickname: "b"), Friend(nickname: "c")]
+        reader.insert(crowded)
+        #expect(throws: PersistenceError.self) { try reader.save() }
     }
 
     @Test func modelsAreObservable() throws {

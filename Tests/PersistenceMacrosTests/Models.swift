@@ -31,3 +31,23 @@ struct Address: Codable, Hashable {
         self.season = season
     }
 }
+
+@Model final class Person {
+    #Unique<Person>([\.givenName, \.familyName])
+    #Index<Person>([\.familyName], [\.birthday])
+    var givenName: String
+    var familyName: String
+    var birthday: Date?
+    @Attribute(.ephemeral) var draft: String = ""
+    @Transient var visits = 0
+    @Relationship(maximumModelCount: 2) var friends: [Friend] = []
+    init(givenName: String, familyName: String) {
+        self.givenName = givenName
+        self.familyName = familyName
+    }
+}
+
+@Model final class Friend {
+    var nickname: String
+    init(nickname: String) { self.nickname = nickname }
+}
