@@ -138,6 +138,13 @@ public final class Statement {
     }
 
     public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+    /// Whether column `index` of the current row is stored as text.
+    public func isText(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_TEXT }
+    /// Whether column `index` of the current row is stored as an integer or a real number.
+    public func isNumber(at index: Int32) -> Bool {
+        let type = sqlite3_column_type(handle, index)
+        return type == SQLITE_INTEGER || type == SQLITE_FLOAT
+    }
     public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
     public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
     public func string(at index: Int32) -> String {

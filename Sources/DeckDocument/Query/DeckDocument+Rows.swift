@@ -55,7 +55,7 @@ extension DeckDocument {
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
-                if try !body(Self.row(statement)) { break }
+                if try !body(try Self.row(statement)) { break }
             }
         }
     }
@@ -76,7 +76,7 @@ extension DeckDocument {
                 let statement = try db.prepare("SELECT \(Self.rowColumns) FROM \"Card\" c WHERE c.\"pk\" IN (\(placeholders))")
                 try statement.bind(slice.map { SQLValue.integer($0) })
                 while try statement.step() {
-                    let row = Self.row(statement)
+                    let row = try Self.row(statement)
                     found[row.id] = row
                 }
             }
@@ -94,7 +94,24 @@ extension DeckDocument {
         WHERE j."source" = c."pk" ORDER BY t."name")), c."created", c."modified"
         """
 
-    private static func row(_ statement: Statement) -> CardRow {
+    /// The columns a row must hold in their storage class: a store edited outside SampleDeck
+    /// is refused as a model fetch would refuse it, never printed as if it were valid.
+    private static func checkStorage(_ statement: Statement) throws {
+        let id = statement.int64(at: 0)
+        func invalid(_ attribute: String, _ index: Int32) -> PersistenceError {
+            .invalidStoredValue(entity: "Card \(id)", attribute: attribute, value: "\(statement.value(at: index))")
+        }
+        for (index, name) in [(Int32(1), "kind"), (2, "front"), (3, "back")] where !statement.isText(at: index) {
+            throw invalid(name, index)
+        }
+        for (index, name) in [(Int32(5), "created"), (6, "modified")] where !statement.isNumber(at: index) {
+            throw invalid(name, index)
+        }
+        if CardKind(rawValue: statement.string(at: 1)) == nil { throw invalid("kind", 1) }
+    }
+
+    private static func row(_ statement: Statement) throws -> CardRow {
+        try checkStorage(statement)
         let tags: [String] = statement.withUTF8(at: 4) { bytes in
             bytes.isEmpty ? [] : bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
         }
