@@ -68,12 +68,16 @@ let package = Package(
 
         // MARK: Low-level Swift layers
 
+        // Untrusted paths and outputs: opening without following links or blocking on special
+        // files, publishing without overwriting, temporaries removed on signals and swept later.
+        .target(name: "FileSafety"),
+
         // A small Swift layer over SQLite: connections, statements, rows, transactions, backup.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         // SHA-1 and SHA-256 digests over libmd: content addresses and Anki checksums.
         .target(name: "Digest", dependencies: ["CMD"]),
         // Archives through libarchive: deterministic writing, secure bounded extraction, zip reading.
-        .target(name: "Archive", dependencies: ["CArchive"]),
+        .target(name: "Archive", dependencies: ["CArchive", "FileSafety"]),
 
         // MARK: Card templates
 
@@ -98,7 +102,7 @@ let package = Package(
         // The filter language of `--where` (parsing into a syntax tree, no I/O).
         .target(name: "DeckFilter"),
         // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
-        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest", "CardTemplates"]),
+        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest", "CardTemplates", "FileSafety"]),
 
         // MARK: Scheduling
 
@@ -108,16 +112,16 @@ let package = Package(
         // MARK: Interchange
 
         // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
-        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "CZlib", "Digest"]),
+        .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "CZlib", "Digest", "FileSafety"]),
         // CSV/TSV, JSON, HTML and Anki mapping onto decks; batch conversion.
-        .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive"]),
+        .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive", "FileSafety"]),
 
         // MARK: Command line
 
         // A hand-written argument parser in swift-argument-parser's shape, with help and man pages.
         .target(name: "ArgumentParsing"),
         // The `deck` subcommands, testable in-process.
-        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive"]),
+        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety"]),
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).
@@ -127,7 +131,7 @@ let package = Package(
 
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FileSafety"]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
         // Models declared through the macros, on in-memory and file stores.
         .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence"]),
@@ -146,7 +150,7 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing"]),
         // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
-        .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "FileSafety"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import FileSafety
 /// An error reading, writing or extracting an archive: what failed, in which file, and on which entry.
 ///
 /// Every failure of this module is an `ArchiveError`; malformed or hostile input never crashes.
@@ -55,5 +56,17 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String {
         if let entry { return "\(path): \(entry): \(reason)" }
         return "\(path): \(reason)"
+    }
+}
+
+extension ArchiveError {
+    /// A failure to create or publish an output file: `.alreadyExists` when something is
+    /// there, `.invalidArgument` for a name that can't be a file, `.io` otherwise.
+    init(publishing error: FileSafetyError) {
+        switch error.kind {
+        case .exists, .wrongType(.directory): self.init(.alreadyExists, path: error.path, reason: error.reason)
+        case .notAFileName: self.init(.invalidArgument, path: error.path, reason: error.reason)
+        default: self.init(.io, path: error.path, reason: error.reason)
+        }
     }
 }

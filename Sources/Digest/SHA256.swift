@@ -48,6 +48,16 @@ public struct SHA256: Sendable {
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
         return hasher.finalize().hexString
     }
+
+    /// The lowercase hexadecimal digest of what is left to read on an open descriptor (not
+    /// closed), read in 1 MiB chunks.
+    /// - Throws: the read error.
+    public static func hex(fileDescriptor: Int32) throws -> String {
+        let handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return hasher.finalize().hexString
+    }
 }
 
 extension [UInt8] {

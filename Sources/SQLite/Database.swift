@@ -54,8 +54,16 @@ public final class Database: @unchecked Sendable {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
         if path.hasPrefix("file:") { flags |= SQLITE_OPEN_URI }
+        // The database file itself is never a symbolic link (SQLITE_OPEN_NOFOLLOW); SQLite
+        // refuses a link anywhere in the path, so the folder is resolved first: the folder
+        // is the caller's choice, the file may come from untrusted input.
+        var opened = path
+        if path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") {
+            flags |= SQLITE_OPEN_NOFOLLOW
+            opened = Database.resolvingFolder(of: path)
+        }
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let code = sqlite3_open_v2(opened, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = DatabaseError(handle: handle, code: code, sql: nil)
             sqlite3_close_v2(handle)
@@ -74,6 +82,16 @@ public final class Database: @unchecked Sendable {
             sqlite3_close_v2(handle)
             throw error
         }
+    }
+
+    /// `path` with its folder resolved (`realpath`), the file name kept as it is; `path`
+    /// unchanged when the folder can't be resolved (SQLite then reports the failure).
+    static func resolvingFolder(of path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !name.isEmpty, name != ".", name != "..", let resolved = realpath(folder.isEmpty ? "." : folder, nil) else { return path }
+        defer { free(resolved) }
+        return (String(cString: resolved) as NSString).appendingPathComponent(name)
     }
 
     /// Process-wide SQLite settings, applied once before the first connection: memory

@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Testing
 @testable import Archive
@@ -124,10 +125,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == [])
     }
 
-    @Test func finishReplacesAnExistingFileOnlyAtTheEnd() throws {
+    @Test func existingFilesAndDanglingLinksAreNeverReplaced() throws {
         let dir = try TemporaryDirectory()
         let archive = try dir.write("out.zip", Data("old".utf8))
-        let writer = try ArchiveWriter(url: archive, format: .zip)
+        #expect(throws: ArchiveError(.alreadyExists, path: archive.path, reason: "already exists")) {
+            try ArchiveWriter(url: archive, format: .zip)
+        }
+        let link = dir.path("link.zip")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: dir.path("missing.zip").path)
+        #expect(throws: ArchiveError.self) { try ArchiveWriter(url: link, format: .zip) }
+        #expect(!FileManager.default.fileExists(atPath: dir.path("missing.zip").path))
+        // Two writers to one destination: the first to finish wins, the other is refused.
+        let target = dir.path("two.zip")
+        let first = try ArchiveWriter(url: target, format: .zip)
+        let second = try ArchiveWriter(url: target, format: .zip)
+        try first.addFile("first.txt", contents: Data("1".utf8))
+        try second.addFile("second.txt", contents: Data("2".utf8))
+        try second.finish()
+        #expect(throws: ArchiveError.self) { try first.finish() }
+        #expect(try ArchiveReader(url: target).readAllFiles() == ["second.txt": Data("2".utf8)])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["link.zip", "out.zip", "two.zip"])
+    }
+
+    @Test func finishReplacesAnExistingFileOnlyAtTheEndWhenAllowed() throws {
+        let dir = try TemporaryDirectory()
+        let archive = try dir.write("out.zip", Data("old".utf8))
+        let writer = try ArchiveWriter(url: archive, format: .zip, overwrite: .replace)
         try writer.addFile("a.txt", contents: Data("new".utf8))
         #expect(try Data(contentsOf: archive) == Data("old".utf8))
         try writer.finish()

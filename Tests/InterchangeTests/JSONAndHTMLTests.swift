@@ -128,12 +128,36 @@ import Testing
         for outside in ["src=\"http", "href=\"http", "src=\"red", "<link"] { #expect(!html.contains(outside)) }
     }
 
+    /// Media files an import wrote before it failed are removed with the rest of it: `Media/`
+    /// is as it was (the last media item's checksum is wrong, so the import fails after the
+    /// others were written).
+    @Test func failedImportLeavesTheMediaFolderAsItWas() throws {
+        let scratch = try Scratch()
+        let source = try scratch.richDeck()
+        let exported = scratch.file("rich.json")
+        try DeckJSONExporter(embedsMedia: true).export(source, to: exported)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: exported)) as? [String: Any])
+        var media = try #require(object["media"] as? [[String: Any]])
+        try #require(media.count >= 2)
+        media[media.count - 1]["sha256"] = String(repeating: "0", count: 64)
+        object["media"] = media
+        try JSONSerialization.data(withJSONObject: object).write(to: exported)
+        let target = try scratch.deck("Target.sampledeck")
+        _ = try target.addMedia(Data("kept".utf8), originalName: "kept.txt")
+        try target.save()
+        let before = try FileManager.default.contentsOfDirectory(atPath: target.mediaURL.path).sorted()
+        #expect(throws: InterchangeError.self) { try DeckJSONImporter().importFile(at: exported, into: target) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.mediaURL.path).sorted() == before)
+        #expect(target.check().filter { $0.severity == .error }.isEmpty)
+    }
+
     @Test func failedExportLeavesNothing() throws {
         let scratch = try Scratch()
         let deck = try scratch.richDeck()
         try FileManager.default.removeItem(at: deck.mediaURL)
         let file = scratch.file("deck.html")
-        #expect(throws: InterchangeError.self) { try DeckHTMLExporter().export(deck, to: file) }
+        // The deck's own refusal, naming the media file it could not read.
+        #expect(throws: DeckError.self) { try DeckHTMLExporter().export(deck, to: file) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("deck.html") }.isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import Archive
+import FileSafety
 import Foundation
 
 /// Reads an Anki package (`.apkg` or `.colpkg`) as plain values, in bounded memory.
@@ -41,7 +42,8 @@ public final class AnkiPackageReader {
     public let limits: AnkiReadLimits
 
     private let collection: AnkiCollection
-    private let workDirectory: URL
+    private let staging: StagingDirectory
+    private var workDirectory: URL { staging.url }
     /// Whether ``close()`` was called.
     private(set) var isClosed = false
 
@@ -67,15 +69,14 @@ public final class AnkiPackageReader {
             throw AnkiError(.io, path: path, reason: "no such file")
         }
         let base = temporaryDirectory ?? FileManager.default.temporaryDirectory
-        workDirectory = base.appendingPathComponent("anki-\(UUID().uuidString)", isDirectory: true)
+        // Registered for removal on SIGINT/SIGTERM/SIGHUP/SIGPIPE; a killed run's is swept later.
         do {
-            try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            staging = try StagingDirectory(in: base.path, for: "anki")
         } catch {
-            throw AnkiError(.io, path: workDirectory.path, reason: "cannot create a temporary directory")
+            throw AnkiError(.io, path: base.path, reason: "cannot create a temporary directory: \(error.reason)")
         }
         do {
-            let scan = try PackageScan(url: url, limits: limits, workDirectory: workDirectory)
+            let scan = try PackageScan(url: url, limits: limits, workDirectory: staging.url)
             version = try scan.version()
             guard let source = scan.collections[version.collectionEntryName] else {
                 throw AnkiError(.missingCollection, path: path,
@@ -87,7 +88,7 @@ public final class AnkiPackageReader {
             media = try scan.mediaList(version: version)
             collection = try AnkiCollection(source: source, label: "\(path):\(version.collectionEntryName)")
         } catch {
-            try? FileManager.default.removeItem(at: workDirectory)
+            staging.remove()
             throw error
         }
         schemaVersion = collection.schemaVersion
@@ -104,7 +105,7 @@ public final class AnkiPackageReader {
         guard !isClosed else { return }
         isClosed = true
         collection.close()
-        try? FileManager.default.removeItem(at: workDirectory)
+        staging.remove()
     }
 
     /// The number of notes in the package.

@@ -1,4 +1,5 @@
 import Archive
+import FileSafety
 import Foundation
 
 /// Writes a legacy Anki package (`.apkg`) that current Anki imports: a schema 11 collection,
@@ -71,7 +72,8 @@ public final class AnkiPackageWriter {
 
     private let collection: AnkiCollectionWriter
     private var archive: ArchiveWriter?
-    private let workDirectory: URL
+    private let staging: StagingDirectory
+    private var workDirectory: URL { staging.url }
     private let collectionFile: URL
     private var mediaNames: [String] = []
     private var mediaNameSet: Set<String> = []
@@ -88,14 +90,13 @@ public final class AnkiPackageWriter {
         self.url = url
         self.options = options
         let base = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
-        workDirectory = base.appendingPathComponent("anki-writer-\(UUID().uuidString)", isDirectory: true)
+        // Registered for removal on SIGINT/SIGTERM/SIGHUP/SIGPIPE; a killed run's is swept later.
         do {
-            try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            staging = try StagingDirectory(in: base.path, for: "anki-writer")
         } catch {
-            throw AnkiError(.io, path: workDirectory.path, reason: "cannot create a temporary directory")
+            throw AnkiError(.io, path: base.path, reason: "cannot create a temporary directory: \(error.reason)")
         }
-        collectionFile = workDirectory.appendingPathComponent(options.collectionEntryName)
+        collectionFile = staging.url.appendingPathComponent(options.collectionEntryName)
         do {
             collection = try AnkiCollectionWriter(url: collectionFile, creationTime: options.creationTime,
                                                   buildsIndexes: options.buildsIndexes)
@@ -103,7 +104,7 @@ public final class AnkiPackageWriter {
                 try ArchiveWriter(url: url, format: .zip, compressionLevel: max(options.compressionLevel, 1))
             }
         } catch {
-            try? FileManager.default.removeItem(at: workDirectory)
+            staging.remove()
             throw error
         }
     }
@@ -196,7 +197,7 @@ public final class AnkiPackageWriter {
         return AnkiMedia(entryName: entry, name: name, size: Int64(data.count))
     }
 
-    /// Completes the collection and the zip, and moves the package to ``url`` (replacing a file there).
+    /// Completes the collection and the zip, and publishes the package at ``url`` (never replacing anything there).
     ///
     /// Cost: building the indexes and compressing the collection (deflate at
     /// ``Options/compressionLevel``). Scratch files are removed whether it succeeds or not.
@@ -226,7 +227,7 @@ public final class AnkiPackageWriter {
             archive = nil
         }
         isDone = true
-        try? FileManager.default.removeItem(at: workDirectory)
+        staging.remove()
     }
 
     // MARK: - Helpers
@@ -266,6 +267,8 @@ public final class AnkiPackageWriter {
         do {
             return try body()
         } catch let error as ArchiveError {
+            // Another writer published the package first: passed on as it is (exit 73).
+            if error.kind == .alreadyExists { throw error }
             let kind: AnkiError.Kind = error.kind == .invalidArgument ? .invalidInput : .io
             throw AnkiError(kind, path: error.path.isEmpty ? path : error.path, reason: error.reason)
         }

@@ -1,4 +1,5 @@
 internal import CArchive
+import FileSafety
 import Foundation
 
 /// Writes an archive entry by entry, with normalised metadata, so the same input always
@@ -10,8 +11,11 @@ import Foundation
 /// tar, with extended headers only where ustar cannot hold a name; gzip headers carry no
 /// timestamp.
 ///
-/// Writing to a URL goes to a temporary file beside it, renamed over the destination by
-/// ``finish()``: a failed or abandoned writer leaves nothing at the destination.
+/// Writing to a URL goes to a hidden temporary file beside it (``TemporaryFile``: removed on
+/// SIGINT, SIGTERM, SIGHUP and SIGPIPE too), moved into place by ``finish()`` without
+/// replacing anything there (``Publisher``; of two writers to one destination one wins, the
+/// other gets ``ArchiveError/Kind/alreadyExists``): a failed or abandoned writer leaves
+/// nothing at the destination.
 ///
 /// ```swift
 /// let writer = try ArchiveWriter(url: out, format: .zip)
@@ -50,8 +54,8 @@ public final class ArchiveWriter {
     private var buffer: UnsafeMutableRawBufferPointer?
 
     private enum Output {
-        /// A temporary file renamed to `destination` by `finish()`.
-        case temporary(descriptor: Int32, temporaryPath: String, destination: String)
+        /// A temporary file published at its destination by `finish()`.
+        case temporary(TemporaryFile, OverwritePolicy)
         /// A file descriptor owned by this writer (a device or fifo named by the caller).
         case ownedDescriptor(Int32)
         /// A file descriptor owned by the caller.
@@ -60,7 +64,7 @@ public final class ArchiveWriter {
 
     private enum State { case open, finished, failed }
 
-    /// Creates an archive at `url`, replacing any file there once ``finish()`` succeeds.
+    /// Creates an archive at `url`, published there once ``finish()`` succeeds.
     ///
     /// - Parameters:
     ///   - url: the destination; its directory must exist. A device or fifo (such as
@@ -68,31 +72,27 @@ public final class ArchiveWriter {
     ///   - format: the archive format.
     ///   - compressionLevel: the compressor's level (zip and gzip 0–9, xz 0–9, zstd 1–22);
     ///     `nil` keeps libarchive's default, the same as `bsdtar` (6 for deflate and xz, 3 for zstd).
-    /// - Throws: ``ArchiveError`` of kind `.io` if the temporary file cannot be created,
-    ///   `.invalidArgument` for a level the compressor refuses.
-    public convenience init(url: URL, format: ArchiveFormat, compressionLevel: Int? = nil) throws {
+    ///   - overwrite: ``OverwritePolicy/never`` (the default) refuses anything at `url`, a
+    ///     dangling symbolic link included, now and atomically at ``finish()``.
+    /// - Throws: ``ArchiveError`` of kind `.alreadyExists` when something is at `url`, `.io` if
+    ///   the temporary file cannot be created, `.invalidArgument` for a level the compressor refuses.
+    public convenience init(url: URL, format: ArchiveFormat, compressionLevel: Int? = nil, overwrite: OverwritePolicy = .never) throws {
         let path = url.path
         var status = stat()
         let output: Output
-        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFLNK {
+        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFCHR || (status.st_mode & S_IFMT) == S_IFIFO {
             let descriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ArchiveError(.io, path: path, reason: "cannot open for writing: \(LibArchive.describe(errno: errno))")
             }
             output = .ownedDescriptor(descriptor)
         } else {
-            let directory = url.deletingLastPathComponent().path
-            var template = Array("\(directory)/.\(url.lastPathComponent).partial-XXXXXX".utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.map { mkstemp($0) } ?? -1
+            do {
+                try Publisher.checkDestination(path, policy: overwrite)
+                output = .temporary(try TemporaryFile(beside: path), overwrite)
+            } catch {
+                throw ArchiveError(publishing: error)
             }
-            guard descriptor >= 0 else {
-                throw ArchiveError(.io, path: path, reason: "cannot create the archive: \(LibArchive.describe(errno: errno))")
-            }
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            fchmod(descriptor, 0o644)
-            let temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            output = .temporary(descriptor: descriptor, temporaryPath: temporaryPath, destination: path)
         }
         try self.init(output: output, displayPath: path, format: format, compressionLevel: compressionLevel)
     }
@@ -128,7 +128,8 @@ public final class ArchiveWriter {
                 try configure(compressionLevel: compressionLevel)
                 let descriptor: Int32
                 switch output {
-                case .temporary(let fd, _, _), .ownedDescriptor(let fd), .borrowedDescriptor(let fd): descriptor = fd
+                case .temporary(let file, _): descriptor = file.descriptor
+                case .ownedDescriptor(let fd), .borrowedDescriptor(let fd): descriptor = fd
                 }
                 try LibArchive.check(archive_write_open_fd(archive, descriptor), archive, path: displayPath,
                                      doing: "cannot start the archive", kind: .io)
@@ -152,9 +153,8 @@ public final class ArchiveWriter {
     /// Closes what this writer owns and removes an unfinished temporary file.
     private static func discard(_ output: Output) {
         switch output {
-        case .temporary(let descriptor, let temporaryPath, _):
-            close(descriptor)
-            unlink(temporaryPath)
+        case .temporary(let file, _):
+            file.discard()
         case .ownedDescriptor(let descriptor):
             close(descriptor)
         case .borrowedDescriptor:
@@ -252,10 +252,13 @@ public final class ArchiveWriter {
         _ path: String, contentsOf file: URL, compression: EntryCompression = .automatic,
         pinned: PinnedFile? = nil, progress: ((Int64) -> Void)? = nil
     ) throws -> Int64 {
-        var source = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard source >= 0 else {
+        // Never through a link, never blocking on a FIFO: only a regular file is read.
+        var source: Int32
+        do {
+            source = try UntrustedFile.openForReading(file.path)
+        } catch {
             pinned?.release()
-            throw ArchiveError(.io, path: file.path, reason: "cannot open: \(LibArchive.describe(errno: errno))")
+            throw ArchiveError(.io, path: file.path, reason: error.isWrongType ? error.reason : "cannot open: \(error.reason)")
         }
         // Closing the descriptor comes before releasing the pin: the holder's locks must
         // outlast every read of the file itself.
@@ -323,20 +326,13 @@ public final class ArchiveWriter {
             throw LibArchive.error(archive, path: displayPath, doing: "cannot finish the archive", kind: .io)
         }
         switch output {
-        case .temporary(let descriptor, let temporaryPath, let destination):
-            let closed = close(descriptor)
+        case .temporary(let file, let policy):
             output = .borrowedDescriptor(-1)
-            guard closed == 0 else {
-                let reason = "cannot finish the archive: \(LibArchive.describe(errno: errno))"
-                unlink(temporaryPath)
+            do {
+                try file.publish(policy: policy)
+            } catch {
                 state = .failed
-                throw ArchiveError(.io, path: displayPath, reason: reason)
-            }
-            guard rename(temporaryPath, destination) == 0 else {
-                let reason = "cannot move the archive into place: \(LibArchive.describe(errno: errno))"
-                unlink(temporaryPath)
-                state = .failed
-                throw ArchiveError(.io, path: displayPath, reason: reason)
+                throw ArchiveError(publishing: error)
             }
         case .ownedDescriptor(let descriptor):
             close(descriptor)

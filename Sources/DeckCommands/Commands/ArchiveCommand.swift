@@ -76,7 +76,12 @@ struct ArchiveCommand: ParsableCommand {
             return
         }
         try OpenDeck.mapping(destination) {
-            try store.document.archive(to: URL(fileURLWithPath: destination), format: archiveFormat, progress: progress.report)
+            do {
+                try store.document.archive(to: URL(fileURLWithPath: destination), format: archiveFormat, progress: progress.report)
+            } catch let error as DeckError where error.kind == .corrupt {
+                // Something in the deck (a media file that is not a regular file): named as the deck.
+                throw DeckFailure(.corrupt, path: deck, reason: error.reason)
+            }
         }
         progress.finish()
         if output.json {

@@ -92,7 +92,7 @@ struct ImportCommand: ParsableCommand {
             let summary = try importAll(into: store.document, adoptsTitle: created)
             report(summary, cards: try store.cardCount())
         } catch {
-            store.document.mainContext.rollback()
+            store.document.discardChanges()
             if created {
                 try? store.document.close()
                 try? FileManager.default.removeItem(atPath: deck)

@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Digest
 import Persistence
@@ -17,10 +18,33 @@ extension DeckDocument {
         let fileName = ext.isEmpty ? digest : "\(digest).\(ext)"
         if let existing = try mediaReference(fileName: fileName) { return existing }
         let target = mediaURL.appendingPathComponent(fileName)
-        if !FileManager.default.fileExists(atPath: target.path) {
-            do { try FileManager.default.createDirectory(at: mediaURL, withIntermediateDirectories: true) }
-            catch { throw DeckError(path: mediaURL.path, reason: "can't create the media folder: \(error.localizedDescription)", kind: .io) }
-            try AtomicFile.write(data, to: target)
+        // Media/ must be a real folder (a link would make us write where it points), and a
+        // file already there a regular one.
+        if let problem = mediaFolderProblem() {
+            throw DeckError(path: mediaURL.path, reason: problem + "; a package holds no links", kind: .corrupt)
+        }
+        let existing: FileType?
+        do { existing = try UntrustedFile.type(atPath: target.path) }
+        catch { throw DeckError(path: target.path, reason: error.reason, kind: .io) }
+        switch existing {
+        case .regular?:
+            break
+        case nil:
+            if mediaFolderIsAbsent() {
+                guard mkdir(mediaURL.path, 0o755) == 0 || errno == EEXIST else {
+                    throw DeckError(path: mediaURL.path, reason: "can't create the media folder: \(AtomicFile.errnoText())",
+                                    kind: errno == EROFS || errno == EACCES ? .readOnly : .io)
+                }
+                try Self.requireEntry(Self.mediaFolderName, type: .directory, in: url, optional: false)
+            }
+            do {
+                try AtomicFile.write(data, to: target, policy: .never)
+                addedMediaFiles.append(target)
+            } catch let error as DeckError where error.kind == .alreadyExists {
+                // Written meanwhile by another document of the same deck: same name, same bytes.
+            }
+        case let found?:
+            throw DeckError(path: target.path, reason: "media file Media/\(MediaReference.printable(fileName)) is \(found.rawValue), not a regular file", kind: .corrupt)
         }
         let reference = MediaReference(fileName: fileName, originalName: originalName, sha256: digest,
                                        mime: mime ?? Self.mimeType(forExtension: ext), size: data.count)
@@ -68,6 +92,23 @@ extension DeckDocument {
     /// Whether ``pendingMediaScan`` still describes the context's pending inserts.
     private func pendingMediaScanIsCurrent(_ inserted: [any PersistentModel]) -> Bool {
         inserted.count == pendingMediaScan.count && inserted.last.map { ObjectIdentifier($0) } == pendingMediaScan.last
+    }
+
+    /// Whether the package has no `Media/` entry at all.
+    private func mediaFolderIsAbsent() -> Bool {
+        var status = stat()
+        return lstat(mediaURL.path, &status) != 0 && errno == ENOENT
+    }
+
+    /// Removes the media files ``addMedia(_:originalName:mime:)`` wrote since the last save,
+    /// and forgets the references it handed out: after a failed import, `Media/` is as it
+    /// was. (A file is written only when no file of that content was there, so none of them
+    /// is named by a saved reference.)
+    func removeUnsavedMediaFiles() {
+        for file in addedMediaFiles { unlink(file.path) }
+        addedMediaFiles.removeAll()
+        mediaByFileName.removeAll()
+        pendingMediaScan = (0, nil)
     }
 
     /// The file of a media reference.

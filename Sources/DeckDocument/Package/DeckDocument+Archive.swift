@@ -1,4 +1,5 @@
 import Archive
+import FileSafety
 import Foundation
 import Persistence
 import SQLite
@@ -134,7 +135,7 @@ extension DeckDocument {
         try container.withDatabase(for: Card.self) { db in
             if try pinStore(db, linkingTo: storeCopy) {
                 defer { try? db.execute("ROLLBACK") }
-                try stageMedia(in: tree)
+                try stageMedia(in: tree, referencedBy: db)
                 try body(tree, nil)
             } else if pinning, try lockStore(db, linkingTo: storeCopy) {
                 var inTransaction = true
@@ -144,11 +145,11 @@ extension DeckDocument {
                     try? db.execute("ROLLBACK")
                 }
                 defer { pinned.release() }
-                try stageMedia(in: tree)
+                try stageMedia(in: tree, referencedBy: db)
                 try body(tree, pinned)
             } else {
                 try copyStore(db, to: storeCopy)
-                try stageMedia(in: tree)
+                try stageMedia(in: tree, referencedBy: db)
                 try body(tree, nil)
             }
         }
@@ -261,26 +262,94 @@ extension DeckDocument {
     /// Links (or copies) the media files into `tree/Media`. Media files are immutable once
     /// written and written before the rows that reference them, so listing them after the
     /// store's snapshot includes every file it references.
-    private func stageMedia(in tree: URL) throws {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: mediaURL.path)) ?? []
-        var madeFolder = false
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let source = mediaURL.appendingPathComponent(name)
-            var status = stat()
-            guard lstat(source.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
-            let target = tree.appendingPathComponent(Self.mediaFolderName).appendingPathComponent(name)
-            if !madeFolder {
-                try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: false)
-                madeFolder = true
-            }
-            if link(source.path, target.path) != 0 {
-                do {
-                    try FileManager.default.copyItem(at: source, to: target)
-                } catch {
-                    throw DeckError(path: source.path, reason: "can't read the media file: \(error.localizedDescription)", kind: .io)
+    ///
+    /// Nothing is left out silently: a media file the snapshot references must be there as a
+    /// regular file under a valid name, and every other entry of `Media/` must be a regular
+    /// file too; otherwise archiving fails naming the file (an archive that can't be
+    /// unarchived is not written).
+    func stageMedia(in tree: URL, referencedBy db: Database) throws {
+        var referenced: [String] = []
+        do {
+            for row in try db.rows("SELECT \"fileName\" FROM \"MediaReference\" ORDER BY \"fileName\"") {
+                guard case .text(let name)? = row.first else {
+                    throw DeckError(path: storeURL.path, reason: "a media reference has no file name", kind: .corrupt)
                 }
+                referenced.append(name)
+            }
+        } catch let error as DatabaseError {
+            throw DeckError(path: storeURL.path, reason: "can't read the media references: \(error.message)", kind: .corrupt)
+        }
+        var names = Set<String>()
+        if let problem = mediaFolderProblem() {
+            throw DeckError(path: mediaURL.path, reason: problem + "; a package holds no links", kind: .corrupt)
+        }
+        if (try? UntrustedFile.type(atPath: mediaURL.path)) == .directory {
+            do {
+                names = Set(try FileManager.default.contentsOfDirectory(atPath: mediaURL.path).filter { !$0.hasPrefix(".") })
+            } catch {
+                throw DeckError(path: mediaURL.path, reason: "can't list the media folder: \(error.localizedDescription)", kind: .io)
             }
         }
+        for name in referenced {
+            _ = try mediaFileURL(named: name)
+            guard names.contains(name) else {
+                throw DeckError(path: mediaURL.appendingPathComponent(name).path, reason: "media file Media/\(MediaReference.printable(name)) is missing; "
+                                + "the archive would fail its check", kind: .corrupt)
+            }
+        }
+        guard !names.isEmpty else { return }
+        let folder = tree.appendingPathComponent(Self.mediaFolderName)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        } catch {
+            throw DeckError(path: folder.path, reason: "can't create a staging directory: \(error.localizedDescription)", kind: .io)
+        }
+        let media = try openMediaFolder()
+        defer { Glibc.close(media) }
+        for name in names.sorted() {
+            let source = mediaURL.appendingPathComponent(name)
+            let target = folder.appendingPathComponent(name)
+            let input: Int32
+            do {
+                input = try UntrustedFile.openForReading(name, in: media)
+            } catch {
+                if case .wrongType(let found) = error.kind {
+                    throw DeckError(path: source.path, reason: "media file Media/\(MediaReference.printable(name)) is \(found.rawValue), not a regular file", kind: .corrupt)
+                }
+                throw DeckError(path: source.path, reason: "can't read media file Media/\(MediaReference.printable(name)): \(error.reason)", kind: .io)
+            }
+            defer { Glibc.close(input) }
+            // A hard link of the file just checked (linkat of the descriptor's own file), else a copy.
+            if linkat(media, name, AT_FDCWD, target.path, 0) == 0, Self.sameFile(input, target.path) { continue }
+            unlink(target.path)
+            guard Self.copyDescriptor(input, to: target.path) else {
+                throw DeckError(path: source.path, reason: "can't read media file Media/\(MediaReference.printable(name)): \(AtomicFile.errnoText())", kind: .io)
+            }
+        }
+    }
+
+    /// Whether `path` (not followed) is the file open on `descriptor`.
+    private static func sameFile(_ descriptor: Int32, _ path: String) -> Bool {
+        var a = stat(), b = stat()
+        return fstat(descriptor, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
+    /// Copies what the descriptor reads (from its start) to a new file at `target`; false on failure.
+    private static func copyDescriptor(_ input: Int32, to target: String) -> Bool {
+        let output = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { return false }
+        defer { Glibc.close(output) }
+        var status = stat()
+        guard fstat(input, &status) == 0 else { return false }
+        var offset: off_t = 0
+        var remaining = Int(status.st_size)
+        while remaining > 0 {
+            let copied = sendfile(output, input, &offset, remaining)
+            if copied < 0, errno == EINTR { continue }
+            guard copied > 0 else { return false }
+            remaining -= copied
+        }
+        return true
     }
 
     // MARK: Reading archives
@@ -381,22 +450,24 @@ extension DeckDocument {
     }
 }
 
-/// A directory only this process uses (mode 0700, random name), removed when done.
+/// A directory only this process uses (mode 0700, random name `.deck-<purpose>.staging-<pid>-XXXXXX`),
+/// removed when done, and by the signal handler if the process is killed first (``StagingDirectory``).
 struct PrivateDirectory: Sendable {
-    let url: URL
+    private let staging: StagingDirectory
+    var url: URL { staging.url }
 
     init(in parent: URL, purpose: String) throws {
         let base = parent.path.isEmpty ? "." : parent.path
-        var template = Array((base as NSString).appendingPathComponent(".deck-\(purpose)-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkdtemp($0) != nil } ?? false }
-        guard made else {
-            throw DeckError(path: base, reason: "can't create a temporary directory: \(AtomicFile.errnoText())",
-                            kind: [EACCES, EROFS, EPERM, ENOENT, ENOTDIR].contains(errno) ? .readOnly : .io)
+        do {
+            staging = try StagingDirectory(in: base, for: "deck-\(purpose)")
+        } catch {
+            let number = error.errorNumber ?? ENOENT
+            throw DeckError(path: base, reason: "can't create a temporary directory: \(String(cString: strerror(number)))",
+                            kind: [EACCES, EROFS, EPERM, ENOENT, ENOTDIR].contains(number) ? .readOnly : .io)
         }
-        url = URL(fileURLWithPath: String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self), isDirectory: true)
     }
 
     func remove() {
-        try? FileManager.default.removeItem(at: url)
+        staging.remove()
     }
 }

@@ -108,7 +108,7 @@ extension DeckDocument {
                 try db.execute("ROLLBACK TO bulk_import")
                 try db.execute("RELEASE bulk_import")
             }
-            mainContext.rollback()
+            discardChanges()
             throw error
         }
         try save()

@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Digest
 import Persistence
@@ -65,23 +66,79 @@ extension DeckDocument {
             problems.append(DeckProblem(severity: .error, message: "\(manifest.store): \(error)"))
         }
 
-        // Media.
-        let fileManager = FileManager.default
-        var referenced: Set<String> = []
-        for reference in references {
-            referenced.insert(reference.fileName)
-            let file = mediaURL.appendingPathComponent(reference.fileName)
-            guard !reference.fileName.contains("/"), fileManager.fileExists(atPath: file.path) else {
-                error("Media/\(reference.fileName): referenced by the store but missing")
-                continue
-            }
-            if let digest = try? SHA256.hex(fileAt: file), digest != reference.sha256 {
-                error("Media/\(reference.fileName): contents changed (sha256 \(digest), expected \(reference.sha256))")
+        // The package's entries: each a regular file (Media/ a directory), never a link.
+        let storeName = manifest.store
+        var entries = Self.fixedEntries
+        entries.append((storeName, .regular))
+        entries += Self.storeCompanionSuffixes.map { (storeName + $0, .regular) }
+        for entry in entries {
+            do {
+                if let found = try UntrustedFile.type(atPath: url.appendingPathComponent(entry.name).path), found != entry.type {
+                    error("\(entry.name): is \(found.rawValue), not \(entry.type.rawValue); a package holds no links or special files")
+                }
+            } catch let failure {
+                error("\(entry.name): \(failure.reason)")
             }
         }
-        if let names = try? fileManager.contentsOfDirectory(atPath: mediaURL.path) {
-            for name in names.sorted() where !name.hasPrefix(".") && !referenced.contains(name) {
-                warning("Media/\(name): not referenced by any card")
+
+        // Media: every reference names a regular file of Media/ by a valid name, with its contents.
+        var referenced: Set<String> = []
+        var folder: Int32 = -1
+        if !references.isEmpty || mediaFolderProblem() == nil {
+            do {
+                folder = try UntrustedFile.openDirectory(mediaURL.path)
+            } catch let failure {
+                if case .missing = failure.kind {} else if case .wrongType = failure.kind {} else {
+                    error("\(Self.mediaFolderName): \(failure.reason)")
+                }
+            }
+        }
+        defer { if folder >= 0 { Glibc.close(folder) } }
+        for reference in references {
+            let shown = MediaReference.printable(reference.fileName)
+            guard MediaReference.isValidFileName(reference.fileName) else {
+                error("\(storeName): media reference \"\(shown)\" is not a media file name (<sha256>.<ext>)")
+                continue
+            }
+            referenced.insert(reference.fileName)
+            guard folder >= 0 else {
+                error("Media/\(shown): referenced by the store but missing")
+                continue
+            }
+            let fd: Int32
+            do {
+                fd = try UntrustedFile.openForReading(reference.fileName, in: folder)
+            } catch let failure {
+                switch failure.kind {
+                case .missing: error("Media/\(shown): referenced by the store but missing")
+                case .wrongType(let found): error("Media/\(shown): is \(found.rawValue), not a regular file")
+                default: error("Media/\(shown): \(failure.reason)")
+                }
+                continue
+            }
+            defer { Glibc.close(fd) }
+            do {
+                let digest = try SHA256.hex(fileDescriptor: fd)
+                if digest != reference.sha256 {
+                    error("Media/\(shown): contents changed (sha256 \(digest), expected \(reference.sha256))")
+                }
+            } catch let failure {
+                error("Media/\(shown): can't be read: \(failure)")
+            }
+        }
+        if folder >= 0 {
+            do {
+                for name in try FileManager.default.contentsOfDirectory(atPath: mediaURL.path).sorted() where !name.hasPrefix(".") {
+                    let shown = MediaReference.printable(name)
+                    let found = try UntrustedFile.type(atPath: mediaURL.appendingPathComponent(name).path)
+                    if let found, found != .regular, !referenced.contains(name) {
+                        error("Media/\(shown): is \(found.rawValue), not a regular file")
+                    } else if !referenced.contains(name) {
+                        warning("Media/\(shown): not referenced by any card")
+                    }
+                }
+            } catch let failure {
+                error("\(Self.mediaFolderName): can't be listed: \(failure)")
             }
         }
         return problems.sorted { $0.severity < $1.severity }

@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Persistence
 import SQLite
@@ -155,7 +156,7 @@ extension DeckDocument {
     public func copyPackage(to destination: URL, includingMedia: Bool = true) throws {
         try requireOpen()
         let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: destination.path) {
+        if (try? UntrustedFile.type(atPath: destination.path)) != nil {
             throw DeckError(path: destination.path, reason: "already exists", kind: .alreadyExists)
         }
         do {
@@ -166,15 +167,10 @@ extension DeckDocument {
         do {
             try container.withDatabase(for: Card.self) { db in
                 try db.vacuum(into: destination.appendingPathComponent(manifest.store).path)
+                // Media as archiving stages them: regular files only, every reference present.
+                if includingMedia { try stageMedia(in: destination, referencedBy: db) }
             }
             try AtomicFile.write(try manifest.encoded(), to: destination.appendingPathComponent(Self.manifestName))
-            if includingMedia, let names = try? fileManager.contentsOfDirectory(atPath: mediaURL.path), !names.isEmpty {
-                let target = destination.appendingPathComponent(Self.mediaFolderName)
-                try fileManager.createDirectory(at: target, withIntermediateDirectories: false)
-                for name in names.sorted() where !name.hasPrefix(".") {
-                    try fileManager.copyItem(at: mediaURL.appendingPathComponent(name), to: target.appendingPathComponent(name))
-                }
-            }
         } catch let error as DeckError {
             try? fileManager.removeItem(at: destination)
             throw error

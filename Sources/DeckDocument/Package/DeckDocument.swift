@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Persistence
 import SQLite
@@ -43,6 +44,8 @@ public final class DeckDocument {
     /// How far ``mediaByFileName`` covers the pending inserts of ``mainContext`` (references
     /// other code inserted): their count and the last one when they were last scanned.
     var pendingMediaScan: (count: Int, last: ObjectIdentifier?) = (0, nil)
+    /// Media files written since the last save (removed by ``discardChanges()``).
+    var addedMediaFiles: [URL] = []
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
     public var mainContext: ModelContext { container.sharedMainContext }
@@ -140,6 +143,13 @@ public final class DeckDocument {
         if let error = DeckManifest.versionError(manifest.formatVersion, path: url.path) { throw error }
         let storeURL = try validateStoreName(manifest.store, in: url)
         try verifyStore(at: storeURL, package: url)
+        if mode == .readWrite {
+            // A writer creates the lock and writes media: both must be what the format says
+            // (a reader only refuses them when it uses them, and `check` reports them).
+            for entry in fixedEntries where entry.name != manifestName {
+                try requireEntry(entry.name, type: entry.type, in: url, optional: true)
+            }
+        }
         let lock = mode == .readWrite ? try DeckLock(package: url, wait: lockWait) : nil
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
@@ -159,6 +169,9 @@ public final class DeckDocument {
         }
     }
 
+    /// The largest manifest read (a manifest is a few hundred bytes; titles may be long).
+    static let maximumManifestSize = 16 << 20
+
     /// Reads and decodes `manifest.json`, saying precisely what is missing.
     static func readManifest(of url: URL) throws -> DeckManifest {
         var isDirectory: ObjCBool = false
@@ -169,15 +182,26 @@ public final class DeckDocument {
             throw DeckError(path: url.path, reason: "not a .sampledeck package (a package is a directory)", kind: .notADeck)
         }
         let manifestURL = url.appendingPathComponent(manifestName)
-        guard FileManager.default.fileExists(atPath: manifestURL.path, isDirectory: &isDirectory) else {
-            throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is missing", kind: .notADeck)
-        }
-        guard !isDirectory.boolValue else {
-            throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is a directory, not a file", kind: .notADeck)
-        }
+        // Opened without following a link and refused unless a regular file, before a byte
+        // is read (a FIFO would block the reader forever).
         let data: Data
-        do { data = try Data(contentsOf: manifestURL) }
-        catch { throw DeckError(path: manifestURL.path, reason: "can't read \(manifestName): \(error.localizedDescription)", kind: .io) }
+        do {
+            data = try UntrustedFile.read(manifestURL.path, limit: maximumManifestSize)
+        } catch {
+            switch error.kind {
+            case .missing:
+                throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is missing", kind: .notADeck)
+            case .wrongType(.directory):
+                throw DeckError(path: url.path, reason: "not a .sampledeck package: \(manifestName) is a directory, not a file", kind: .notADeck)
+            case .wrongType(let found):
+                throw DeckError(path: manifestURL.path, reason: "\(manifestName) is \(found.rawValue), not a regular file; "
+                                + "a reader refuses links and special files in a package", kind: .corrupt)
+            case .system(EFBIG):
+                throw DeckError(path: manifestURL.path, reason: "\(manifestName) is larger than \(maximumManifestSize >> 20) MiB", kind: .corrupt)
+            default:
+                throw DeckError(path: manifestURL.path, reason: "can't read \(manifestName): \(error.reason)", kind: .io)
+            }
+        }
         return try DeckManifest.decode(data, path: manifestURL.path)
     }
 
@@ -191,8 +215,17 @@ public final class DeckDocument {
 
     /// Checks that the store exists and is a deck store, opening it read-only.
     static func verifyStore(at storeURL: URL, package: URL) throws {
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
-            throw DeckError(path: package.path, reason: "not a complete .sampledeck package: the store \(storeURL.lastPathComponent) is missing", kind: .notADeck)
+        let name = storeURL.lastPathComponent
+        do {
+            try UntrustedFile.require(.regular, atPath: storeURL.path)
+        } catch {
+            if case .missing = error.kind {
+                throw DeckError(path: package.path, reason: "not a complete .sampledeck package: the store \(name) is missing", kind: .notADeck)
+            }
+            throw refusal(error, entry: name, package: package)
+        }
+        for suffix in storeCompanionSuffixes {
+            try requireEntry(name + suffix, type: .regular, in: package, optional: true)
         }
         func inspect() throws {
             let db = try Database(path: storeURL.path, mode: .readOnly)
@@ -223,10 +256,22 @@ public final class DeckDocument {
     /// Deletes manifest temporaries a killed writer left behind (`.manifest.json.tmp-…`);
     /// called with the write lock held, so no live writer owns them.
     static func removeStaleTemporaries(in url: URL) {
-        let prefix = ".\(manifestName).tmp-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(at: url.appendingPathComponent(name))
+        for folder in [url, url.appendingPathComponent(mediaFolderName)] {
+            guard (try? UntrustedFile.type(atPath: folder.path)) == .directory else { continue }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where isWriterTemporary(name) {
+                let entry = folder.appendingPathComponent(name)
+                guard (try? UntrustedFile.type(atPath: entry.path)) == .regular else { continue }
+                try? FileManager.default.removeItem(at: entry)
+            }
         }
+    }
+
+    /// A temporary a writer makes inside a package: `.<name>.partial-<pid>-XXXXXX` (and
+    /// `.manifest.json.tmp-<uuid>` of earlier versions). Only a writer holding the lock makes
+    /// them, so with the lock held every one is stale.
+    static func isWriterTemporary(_ name: String) -> Bool {
+        if name.hasPrefix(".\(manifestName).tmp-") { return true }
+        return TemporaryName.parse(name)?.purpose == .partial
     }
 
     /// Lets SQLite roll back a hot journal or recover a WAL left by a killed writer, by
@@ -251,6 +296,7 @@ public final class DeckDocument {
         if mainContext.hasChanges {
             try mainContext.save()
         }
+        addedMediaFiles.removeAll()
         var updated = manifest
         updated.modified = Date()
         updated.generator = DeckManifest.generatorName
@@ -273,6 +319,14 @@ public final class DeckDocument {
             try save()
         }
         try container.close()
+    }
+
+    /// Drops every unsaved change: rolls back ``mainContext`` and removes the media files
+    /// written since the last save, so a failed import leaves the deck, `Media/` included,
+    /// as it was.
+    public func discardChanges() {
+        mainContext.rollback()
+        removeUnsavedMediaFiles()
     }
 
     func requireOpen() throws {

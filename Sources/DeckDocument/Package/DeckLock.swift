@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -27,11 +28,15 @@ final class DeckLock {
     /// ``DeckError`` (`inUse` when someone else still holds it).
     init(package: URL, wait: DeckLockWait = .none) throws {
         let path = package.appendingPathComponent(Self.fileName).path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let reason = AtomicFile.errnoText()
-            throw DeckError(path: package.path, reason: "can't create lock file \(Self.fileName): \(reason)",
-                            kind: errno == EROFS || errno == EACCES ? .readOnly : .io)
+        // Never through a link (a dangling one would make us create its target) and never a
+        // special file: the lock is a regular file of the package.
+        do {
+            fd = try UntrustedFile.openOrCreate(path)
+        } catch {
+            if case .wrongType = error.kind { throw DeckDocument.refusal(error, entry: Self.fileName, package: package) }
+            let number = error.errorNumber ?? EIO
+            throw DeckError(path: package.path, reason: "can't create lock file \(Self.fileName): \(String(cString: strerror(number)))",
+                            kind: number == EROFS || number == EACCES ? .readOnly : .io)
         }
         let limit: Double = if case .seconds(let seconds) = wait { max(0, seconds) } else { 0 }
         let deadline = Date().addingTimeInterval(limit)

@@ -55,7 +55,7 @@ public struct AnkiExporter: Sendable {
                 name = "\(stem)-\(media.sha256.prefix(8))" + (ext.isEmpty ? "" : ".\(ext)")
             }
             usedNames.insert(name)
-            try writer.addMedia(name: name, contentsOf: document.fileURL(of: media))
+            try writer.addMedia(name: name, contentsOf: document.verifiedMediaFileURL(named: media.fileName))
             report.media += 1
         }
 

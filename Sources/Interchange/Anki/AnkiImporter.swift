@@ -44,7 +44,7 @@ public struct AnkiImporter: Sendable {
         do {
             return try importing(url, into: document)
         } catch {
-            document.mainContext.rollback()
+            document.discardChanges()
             throw error
         }
     }

@@ -79,10 +79,8 @@ public struct DeckHTMLExporter: Sendable {
         if let cached = cache[item.fileName] {
             source = cached
         } else if item.size <= maximumInlineSize {
-            let file = document.fileURL(of: item)
-            let data: Data
-            do { data = try Data(contentsOf: file) }
-            catch { throw InterchangeError(.io, path: file.path, reason: "cannot read the media file") }
+            // The name is checked, the file opened without following links and required to be regular.
+            let data = try document.readMedia(named: item.fileName)
             source = "data:\(Self.escape(item.mime));base64,\(data.base64EncodedString())"
             if data.count < 256 << 10 { cache[item.fileName] = source }
         } else {

@@ -52,10 +52,8 @@ public struct DeckJSONExporter: Sendable {
             line += "\"mime\": \(JSONText.string(item.mime)), \"size\": \(item.size)"
             try out.write(line)
             if embedsMedia {
-                let file = document.fileURL(of: item)
-                let data: Data
-                do { data = try Data(contentsOf: file) }
-                catch { throw InterchangeError(.io, path: file.path, reason: "cannot read the media file") }
+                // The name is checked, the file opened without following links and required to be regular.
+                let data = try document.readMedia(named: item.fileName)
                 try out.write(", \"data\": \"\(data.base64EncodedString())\"")
             }
             try out.write("}")

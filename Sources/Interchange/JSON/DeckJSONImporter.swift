@@ -1,4 +1,5 @@
 import DeckDocument
+import FileSafety
 import Foundation
 
 /// Imports a JSON export (see ``DeckJSONExporter``) into a deck.
@@ -129,7 +130,7 @@ public struct DeckJSONImporter: Sendable {
         do {
             return try apply(file, cards: cards, path: path, mediaFolder: mediaFolder, into: document)
         } catch {
-            document.mainContext.rollback()
+            document.discardChanges()
             throw error
         }
     }
@@ -153,7 +154,15 @@ public struct DeckJSONImporter: Sendable {
             } else if let mediaFolder, !item.fileName.contains("/"), item.fileName != "..", item.fileName != "." {
                 for candidate in [mediaFolder.appendingPathComponent(DeckDocument.mediaFolderName).appendingPathComponent(item.fileName),
                                   mediaFolder.appendingPathComponent(item.fileName)] {
-                    if let found = try? Data(contentsOf: candidate) { bytes = found; break }
+                    // A regular file only, never through a link, never a FIFO (which would block).
+                    do {
+                        bytes = try UntrustedFile.read(candidate.path)
+                        break
+                    } catch {
+                        if case .missing = error.kind { continue }
+                        throw InterchangeError(error.isWrongType ? .malformed : .io, path: candidate.path,
+                                               reason: "media \"\(item.fileName)\": \(error.reason)")
+                    }
                 }
             }
             guard let bytes else {

@@ -1,26 +1,32 @@
+import FileSafety
 import Foundation
 
-/// An output file written under a temporary name beside its destination and renamed into
-/// place by ``commit()``, so a failed or interrupted export never leaves a half-written file
-/// at the destination. Writes are buffered.
+/// An output file written under a hidden temporary name beside its destination
+/// (``TemporaryFile``) and published by ``commit()`` without replacing anything there
+/// (``Publisher``), so a failed, interrupted or killed export never leaves a half-written
+/// file at the destination, and of two exports to one file exactly one wins. Writes are buffered.
 final class OutputFile {
     let destination: URL
-    let temporary: URL
-    private var handle: FileHandle?
+    private let file: TemporaryFile
+    private let policy: OverwritePolicy
     private var buffer: [UInt8] = []
     private static let bufferSize = 1 << 16
 
-    /// Creates the temporary file.
-    /// - Throws: ``InterchangeError`` `cannotCreate` when the folder is missing or unwritable.
-    init(_ destination: URL) throws {
+    /// The temporary file.
+    var temporary: URL { URL(fileURLWithPath: file.path) }
+
+    /// Checks the destination and creates the temporary file.
+    /// - Throws: ``InterchangeError`` `cannotCreate` when something is at the destination (a
+    ///   dangling symbolic link too), or the folder is missing or unwritable.
+    init(_ destination: URL, overwrite: OverwritePolicy = .never) throws {
         self.destination = destination
-        let folder = destination.deletingLastPathComponent()
-        temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o644]),
-              let handle = FileHandle(forWritingAtPath: temporary.path) else {
-            throw InterchangeError(.cannotCreate, path: destination.path, reason: "cannot create the file (is the folder there and writable?)")
+        policy = overwrite
+        do {
+            try Publisher.checkDestination(destination.path, policy: overwrite)
+            file = try TemporaryFile(beside: destination.path)
+        } catch {
+            throw InterchangeError(publishing: error)
         }
-        self.handle = handle
         buffer.reserveCapacity(Self.bufferSize)
     }
 
@@ -37,39 +43,48 @@ final class OutputFile {
     }
 
     /// The temporary file's handle, for writers that take one (flush this object first).
-    var fileHandle: FileHandle? { handle }
+    var fileHandle: FileHandle? {
+        file.descriptor >= 0 ? FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false) : nil
+    }
 
     func flush() throws {
-        guard let handle, !buffer.isEmpty else { return }
-        do { try handle.write(contentsOf: buffer) }
-        catch { throw InterchangeError(.io, path: destination.path, reason: "write failed: \(error.localizedDescription)") }
+        guard !buffer.isEmpty else { return }
+        do {
+            try file.write(buffer)
+        } catch {
+            throw InterchangeError(.io, path: destination.path, reason: "write failed: \(error)")
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes, syncs and renames the file into place (replacing a file there).
+    /// Flushes, syncs and publishes the file at the destination.
+    /// - Throws: ``InterchangeError`` `cannotCreate` when another writer got there first, `io`.
     func commit() throws {
         try flush()
-        guard let handle else { throw InterchangeError(.io, path: destination.path, reason: "output already closed") }
         do {
-            try handle.synchronize()
-            try handle.close()
+            try file.publish(policy: policy)
         } catch {
-            throw InterchangeError(.io, path: destination.path, reason: "write failed: \(error.localizedDescription)")
-        }
-        self.handle = nil
-        guard rename(temporary.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw InterchangeError(.cannotCreate, path: destination.path, reason: "cannot move the file into place: \(reason)")
+            throw InterchangeError(publishing: error)
         }
     }
 
     /// Removes the temporary file (nothing if committed).
     func discard() {
-        if let handle {
-            try? handle.close()
-            self.handle = nil
-            try? FileManager.default.removeItem(at: temporary)
+        file.discard()
+    }
+}
+
+extension InterchangeError {
+    /// A failure to create or publish an output: `cannotCreate` when something is there or
+    /// the folder can't be written, `io` for a failed write.
+    init(publishing error: FileSafetyError) {
+        switch error.kind {
+        case .exists, .wrongType, .notAFileName, .missing:
+            self.init(.cannotCreate, path: error.path, reason: error.reason)
+        case .system(let number) where [EACCES, EPERM, EROFS, ENOENT, ENOTDIR].contains(number):
+            self.init(.cannotCreate, path: error.path, reason: error.reason)
+        case .system:
+            self.init(.io, path: error.path, reason: error.reason)
         }
     }
 }

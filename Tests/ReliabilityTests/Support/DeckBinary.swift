@@ -16,9 +16,11 @@ struct DeckRun: CustomStringConvertible {
     var signaled: Bool
     var stdout: String
     var stderr: String
+    /// True when a watchdog killed the process because it ran past its time (a hang).
+    var timedOut = false
 
     var description: String {
-        (signaled ? "signal \(status)" : "exit \(status)") + (stderr.isEmpty ? "" : ": " + stderr.trimmingCharacters(in: .whitespacesAndNewlines))
+        (timedOut ? "hung (killed after the timeout) " : "") + (signaled ? "signal \(status)" : "exit \(status)") + (stderr.isEmpty ? "" : ": " + stderr.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
 
@@ -28,8 +30,11 @@ enum DeckBinary {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The built `deck` executable: next to the test bundle, or in the package's `.build/debug`.
+    /// The built `deck` executable: `DECK_BINARY` when set (to run the suite against another
+    /// build, such as an older one, to see a test fail), next to the test bundle, or in the
+    /// package's `.build/debug`.
     static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["DECK_BINARY"], !path.isEmpty { return URL(fileURLWithPath: path) }
         var candidates: [URL] = []
         if let bundle = Bundle.main.executableURL?.deletingLastPathComponent() {
             candidates.append(bundle.appendingPathComponent("deck"))
@@ -43,7 +48,7 @@ enum DeckBinary {
     /// Starts `deck arguments…` in `directory` without waiting for it.
     /// `shellPrefix` runs first in `/bin/sh` (limits, traps); `launcher` is a command that runs deck (setpriv).
     static func start(_ arguments: [String], in directory: URL, stdin: Data? = nil,
-                      shellPrefix: String? = nil, launcher: [String] = []) throws -> RunningDeck {
+                      shellPrefix: String? = nil, launcher: [String] = [], environment extra: [String: String] = [:]) throws -> RunningDeck {
         let process = Process()
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
@@ -60,6 +65,7 @@ enum DeckBinary {
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "200"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -111,6 +117,27 @@ struct RunningDeck {
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
     }
 
+    /// Waits for the process and collects its output; with a `timeout`, a child still running
+    /// after that many seconds (a hang) is killed with SIGKILL and reported as such
+    /// (``DeckRun/timedOut``), so a test never hangs with it.
+    /// Both pipes are drained at once: a child that fills stderr (a sanitizer report) while
+    /// we wait on stdout would otherwise block forever.
+    func wait(timeout: Double) -> DeckRun {
+        let finished = DispatchSemaphore(value: 0)
+        let watchdog = TimeoutFlag()
+        let process = self.process
+        Thread {
+            if finished.wait(timeout: .now() + timeout) == .timedOut {
+                watchdog.fired = true
+                _ = Glibc.kill(process.processIdentifier, SIGKILL)
+            }
+        }.start()
+        var run = wait()
+        finished.signal()
+        run.timedOut = watchdog.fired
+        return run
+    }
+
     /// Waits for the process and collects its output.
     /// Both pipes are drained at once: a child that fills stderr (a sanitizer report) while
     /// we wait on stdout would otherwise block forever.
@@ -134,6 +161,16 @@ struct RunningDeck {
 /// Data handed from a reading thread to the waiting one (ordered by a semaphore).
 final class DataBox: @unchecked Sendable {
     var data = Data()
+}
+
+/// Set by a watchdog thread that killed a hung child (read after the child is reaped).
+final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var fired: Bool {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
 }
 
 /// A temporary directory removed when the test is done.

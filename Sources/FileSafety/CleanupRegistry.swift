@@ -1,0 +1,192 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The temporary files and staging folders of this process, removed when it is ended by
+/// SIGINT, SIGTERM, SIGHUP or SIGPIPE.
+///
+/// Code that creates a temporary registers it and unregisters it once it is published or
+/// removed. ``installSignalHandlers()`` (called once at start-up by the `deck` tool) installs a
+/// handler for the four signals that removes every registered path (a folder with what is
+/// in it), restores the signal's default action and raises it again, so the process still
+/// ends by that signal (a shell sees SIGPIPE after `| head`, 130 after Ctrl-C). A signal the
+/// process inherited as ignored stays ignored.
+///
+/// The handler is async-signal-safe: it calls only `unlink`, `openat`, `getdents64`,
+/// `unlinkat`, `close`, `signal`, `raise` and `nanosleep`, reads paths from memory allocated
+/// up front, and takes no lock (slots are claimed with atomics). At most ``capacity`` paths
+/// are registered at once; past that, ``register(_:)`` returns nil and the path is only
+/// removed by the normal path (a kill leaves a hidden, swept leftover, see ``Leftovers``).
+///
+/// ```swift
+/// let token = CleanupRegistry.register(temporary)
+/// defer { CleanupRegistry.unregister(token) }
+/// ```
+public enum CleanupRegistry {
+    /// How many paths can be registered at once.
+    public static let capacity = 64
+    static let pathCapacity = Int(PATH_MAX)
+    /// The nesting a folder is removed to (staging folders are 3 deep).
+    static let maximumDepth = 8
+    static let directoryBufferSize = 16 << 10
+
+    /// Slots taken by a registration (claimed with compare-and-exchange).
+    static let reserved = Atomic<UInt64>(0)
+    /// Slots whose path the handler removes (set once the path is written).
+    static let active = Atomic<UInt64>(0)
+    /// Set by the first handler to run; others wait for it.
+    static let handling = Atomic<Bool>(false)
+    static let handled = Atomic<Bool>(false)
+
+    /// Paths, `capacity` × `pathCapacity` bytes, NUL-terminated; then one directory buffer per level.
+    nonisolated(unsafe) static let storage: UnsafeMutablePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity * pathCapacity)
+        pointer.initialize(repeating: 0, count: capacity * pathCapacity)
+        return pointer
+    }()
+    nonisolated(unsafe) static let directoryBuffers: UnsafeMutableRawPointer = {
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: maximumDepth * directoryBufferSize, alignment: 16)
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: maximumDepth * directoryBufferSize)
+        return pointer
+    }()
+
+    typealias GetDents = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
+    /// `getdents64` (glibc 2.30+), looked up before any signal can arrive.
+    static let getdents64: GetDents? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getdents64") else { return nil }
+        return unsafeBitCast(symbol, to: GetDents.self)
+    }()
+
+    /// The signals that remove registered paths.
+    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGPIPE]
+
+    /// A registered path; pass it back to ``unregister(_:)``.
+    public struct Token: Sendable, Hashable {
+        let slot: Int
+    }
+
+    /// Installs the handler for ``signals`` (except those inherited as ignored). Idempotent.
+    public static func installSignalHandlers() {
+        _ = installed
+    }
+
+    private static let installed: Void = {
+        // Everything the handler touches exists before it can run.
+        _ = storage
+        _ = directoryBuffers
+        _ = getdents64
+        _ = reserved.load(ordering: .relaxed)
+        _ = active.load(ordering: .relaxed)
+        _ = handling.load(ordering: .relaxed)
+        _ = handled.load(ordering: .relaxed)
+        for number in signals {
+            // SIG_IGN is the handler value 1.
+            if let previous = signal(number, cleanupHandler), unsafeBitCast(previous, to: Int.self) == 1 {
+                signal(number, SIG_IGN)
+            }
+        }
+    }()
+
+    /// Registers `path` for removal if the process is killed by one of ``signals``.
+    /// Returns nil when every slot is taken or the path is too long (then it is not guarded).
+    @discardableResult
+    public static func register(_ path: String) -> Token? {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count < pathCapacity else { return nil }
+        var current = reserved.load(ordering: .relaxed)
+        while true {
+            guard current != UInt64.max else { return nil }
+            let slot = (~current).trailingZeroBitCount
+            let bit = UInt64(1) << UInt64(slot)
+            let (exchanged, original) = reserved.compareExchange(expected: current, desired: current | bit,
+                                                                 ordering: .acquiringAndReleasing)
+            if exchanged {
+                let target = storage + slot * pathCapacity
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        target.update(from: chars.baseAddress!, count: bytes.count)
+                    }
+                }
+                target[bytes.count] = 0
+                active.bitwiseOr(bit, ordering: .releasing)
+                return Token(slot: slot)
+            }
+            current = original
+        }
+    }
+
+    /// Stops guarding a path (after it was published or removed). Nil does nothing.
+    public static func unregister(_ token: Token?) {
+        guard let token else { return }
+        let bit = UInt64(1) << UInt64(token.slot)
+        active.bitwiseAnd(~bit, ordering: .releasing)
+        reserved.bitwiseAnd(~bit, ordering: .releasing)
+    }
+
+    /// The paths registered now (for tests).
+    public static var registeredPaths: [String] {
+        let mask = active.load(ordering: .acquiring)
+        return (0..<capacity).filter { mask & (UInt64(1) << UInt64($0)) != 0 }.map { String(cString: storage + $0 * pathCapacity) }
+    }
+
+    /// Removes every registered path now, as the signal handler does (for tests).
+    static func removeRegisteredPaths() {
+        let mask = active.load(ordering: .acquiring)
+        for slot in 0..<capacity where mask & (UInt64(1) << UInt64(slot)) != 0 {
+            removeTree(storage + slot * pathCapacity, in: AT_FDCWD, depth: 0)
+        }
+    }
+
+    /// Removes the file or folder `path` (relative to `directory`), not following links:
+    /// async-signal-safe (system calls only, buffers allocated up front).
+    static func removeTree(_ path: UnsafePointer<CChar>, in directory: Int32, depth: Int) {
+        if unlinkat(directory, path, 0) == 0 || errno == ENOENT { return }
+        guard errno == EISDIR || errno == EPERM, depth < maximumDepth, let getdents64 else { return }
+        let fd = openat(directory, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let buffer = directoryBuffers + depth * directoryBufferSize
+        // Entries removed while the folder is read may make a pass miss some: a few passes.
+        for _ in 0..<3 {
+            _ = lseek(fd, 0, SEEK_SET)
+            while true {
+                let count = getdents64(fd, buffer, directoryBufferSize)
+                if count <= 0 { break }
+                var offset = 0
+                // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+                while offset < count {
+                    let record = buffer + offset
+                    let length = Int(record.load(fromByteOffset: 16, as: UInt16.self))
+                    let name = UnsafePointer<CChar>((record + 19).assumingMemoryBound(to: CChar.self))
+                    let isDot = name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+                    if !isDot { removeTree(name, in: fd, depth: depth + 1) }
+                    guard length > 0 else { break }
+                    offset += length
+                }
+            }
+            if unlinkat(directory, path, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY { break }
+        }
+        close(fd)
+    }
+}
+
+/// The handler: removes every registered path once, then ends the process by the signal.
+private func cleanupHandler(_ number: Int32) {
+    let saved = errno
+    if !CleanupRegistry.handling.exchange(true, ordering: .acquiringAndReleasing) {
+        CleanupRegistry.removeRegisteredPaths()
+        CleanupRegistry.handled.store(true, ordering: .releasing)
+    } else {
+        // Another thread is cleaning up: wait for it (at most ~5 s), then end.
+        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        var rounds = 0
+        while !CleanupRegistry.handled.load(ordering: .acquiring) && rounds < 500 {
+            nanosleep(&pause, nil)
+            rounds += 1
+        }
+    }
+    signal(number, SIG_DFL)
+    raise(number)
+    errno = saved
+}

@@ -1,0 +1,250 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hidden temporary file beside its destination, published by ``publish(policy:)`` once
+/// complete: the one way outputs, manifests and media files are written.
+///
+/// The file is created with `mkstemp` as `.<name>.partial-<pid>-XXXXXX` in the destination's
+/// folder (so publishing is a rename or link on one file system), registered with
+/// ``CleanupRegistry`` (removed if the process is killed by SIGINT, SIGTERM, SIGHUP or
+/// SIGPIPE), and removed by ``discard()`` or `deinit` unless published. A leftover of a
+/// process killed otherwise (SIGKILL) is swept by the next run (``Leftovers``).
+///
+/// ```swift
+/// let file = try TemporaryFile(beside: "French.apkg")
+/// try file.write(bytes)
+/// try file.publish()          // exactly one of two writers wins; the other gets `.exists`
+/// ```
+public final class TemporaryFile {
+    /// The temporary file's path.
+    public let path: String
+    /// Where ``publish(policy:)`` puts it.
+    public let destination: String
+    /// The open descriptor (write only), -1 once closed.
+    public private(set) var descriptor: Int32
+    private var token: CleanupRegistry.Token?
+    private var isFinished = false
+
+    /// Creates the temporary file (mode `mode`).
+    /// - Throws: ``FileSafetyError`` `.missing` when the folder is missing, `.system` when it
+    ///   can't be written (`EACCES`, `EROFS`…).
+    public init(beside destination: String, mode: mode_t = 0o644) throws(FileSafetyError) {
+        self.destination = destination
+        let folder = (destination as NSString).deletingLastPathComponent
+        let name = (destination as NSString).lastPathComponent
+        let base = (folder.isEmpty ? "." : folder) + "/" + TemporaryName.prefix(for: name, purpose: .partial)
+        var template = Array((base + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else {
+            let number = errno
+            if number == ENOENT || number == ENOTDIR {
+                throw FileSafetyError(.missing, path: destination, reason: "cannot create the file: the folder \(folder.isEmpty ? "." : folder) does not exist")
+            }
+            throw FileSafetyError.system(number, path: destination, doing: "cannot create the file")
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        fchmod(fd, mode)
+        descriptor = fd
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        token = CleanupRegistry.register(path)
+    }
+
+    deinit { discard() }
+
+    /// Writes all of `bytes`.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(FileSafetyError) {
+        let failure = writeAll(bytes)
+        if failure != 0 { throw FileSafetyError.system(failure, path: destination, doing: "cannot write") }
+    }
+
+    /// Writes all of `data`.
+    public func write(_ data: Data) throws(FileSafetyError) {
+        let failure = data.withUnsafeBytes { writeAll($0) }
+        if failure != 0 { throw FileSafetyError.system(failure, path: destination, doing: "cannot write") }
+    }
+
+    /// Writes all of `bytes`.
+    public func write(_ bytes: [UInt8]) throws(FileSafetyError) {
+        let failure = bytes.withUnsafeBytes { writeAll($0) }
+        if failure != 0 { throw FileSafetyError.system(failure, path: destination, doing: "cannot write") }
+    }
+
+    /// Writes everything; 0, or the errno of the failure.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard descriptor >= 0 else { return EBADF }
+        guard let base = bytes.baseAddress else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += count
+        }
+        return 0
+    }
+
+    /// Syncs and closes the file, and moves it to ``destination``: with
+    /// ``OverwritePolicy/never`` only if nothing is there (see ``Publisher``).
+    /// - Parameter sync: `fsync` the file first (skip for throwaway copies).
+    /// - Throws: ``FileSafetyError`` `.exists` (the temporary is then removed), `.system`.
+    public func publish(policy: OverwritePolicy = .never, sync: Bool = true) throws(FileSafetyError) {
+        guard !isFinished, descriptor >= 0 else { throw FileSafetyError(.system(EBADF), path: destination, reason: "already closed") }
+        if sync, fsync(descriptor) != 0 {
+            let number = errno
+            discard()
+            throw FileSafetyError.system(number, path: destination, doing: "cannot write")
+        }
+        guard close(descriptor) == 0 else {
+            let number = errno
+            descriptor = -1
+            discard()
+            throw FileSafetyError.system(number, path: destination, doing: "cannot write")
+        }
+        descriptor = -1
+        do {
+            try Publisher.publishFile(path, at: destination, policy: policy)
+        } catch {
+            discard()
+            throw error
+        }
+        isFinished = true
+        CleanupRegistry.unregister(token)
+        token = nil
+    }
+
+    /// Closes and removes the temporary file (nothing once published). Idempotent.
+    public func discard() {
+        guard !isFinished else { return }
+        isFinished = true
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        unlink(path)
+        CleanupRegistry.unregister(token)
+        token = nil
+    }
+}
+
+/// A private staging folder (mode 0700) named `.<name>.staging-<pid>-XXXXXX`, registered with
+/// ``CleanupRegistry`` and removed, with what is in it, by ``remove()`` (after its contents
+/// were moved out, that removes what is left).
+public final class StagingDirectory: Sendable {
+    /// The folder's path.
+    public let path: String
+    private let token: CleanupRegistry.Token?
+
+    /// Creates the folder inside `parent`, named after `name` (the output it prepares).
+    /// - Throws: ``FileSafetyError`` `.missing` when `parent` is missing, `.system`.
+    public init(in parent: String, for name: String) throws(FileSafetyError) {
+        let folder = parent.isEmpty ? "." : parent
+        var template = Array((folder + "/" + TemporaryName.prefix(for: name, purpose: .staging) + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        guard made else {
+            let number = errno
+            if number == ENOENT || number == ENOTDIR {
+                throw FileSafetyError(.missing, path: folder, reason: "no such folder")
+            }
+            throw FileSafetyError.system(number, path: folder, doing: "cannot create a temporary folder")
+        }
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        token = CleanupRegistry.register(path)
+    }
+
+    /// The folder as a URL.
+    public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
+
+    /// Removes the folder and everything in it (links are removed, never followed). Idempotent.
+    public func remove() {
+        // FileManager removes links, never what they point to.
+        if existsWithoutFollowing(path) { try? FileManager.default.removeItem(atPath: path) }
+        CleanupRegistry.unregister(token)
+    }
+}
+
+func existsWithoutFollowing(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0
+}
+
+/// The names temporaries get, so that a later run can tell its own leftovers from anything else.
+public enum TemporaryName {
+    /// What a temporary is for.
+    public enum Purpose: String, Sendable, CaseIterable {
+        /// A file being written (`.name.partial-<pid>-XXXXXX`).
+        case partial
+        /// A folder being filled (`.name.staging-<pid>-XXXXXX`).
+        case staging
+    }
+
+    /// `.<name>.<purpose>-<pid>-`, with `name` cut to 180 bytes.
+    public static func prefix(for name: String, purpose: Purpose) -> String {
+        var base = name
+        while base.utf8.count > 180 { base.removeLast() }
+        return ".\(base).\(purpose.rawValue)-\(getpid())-"
+    }
+
+    /// The purpose and process id of a temporary's name, or nil for any other name.
+    public static func parse(_ name: String) -> (purpose: Purpose, pid: Int32)? {
+        guard name.hasPrefix("."), name.utf8.count > 8 else { return nil }
+        let random = name.suffix(6)
+        guard random.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else { return nil }
+        let rest = name.dropLast(6)
+        guard rest.hasSuffix("-") else { return nil }
+        let withPid = rest.dropLast()
+        guard let dash = withPid.lastIndex(of: "-") else { return nil }
+        let digits = withPid[withPid.index(after: dash)...]
+        guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy(\.isASCII), let pid = Int32(digits), pid > 0 else { return nil }
+        let head = withPid[..<dash]
+        for purpose in Purpose.allCases where head.hasSuffix("." + purpose.rawValue) && head.count > purpose.rawValue.count + 2 {
+            return (purpose, pid)
+        }
+        return nil
+    }
+}
+
+/// Sweeping what killed runs left: temporaries named by ``TemporaryName`` whose process is gone.
+public enum Leftovers {
+    /// A leftover this old is removed even if a process with its id runs (ids are reused).
+    public static let safeAge: TimeInterval = 24 * 60 * 60
+
+    /// Removes from `folder` the temporaries a killed `deck` left there: entries whose name is
+    /// a ``TemporaryName`` (a file for `.partial`, a folder for `.staging`), owned by this user,
+    /// whose process no longer exists (or which are older than ``safeAge``). Anything else,
+    /// and the temporaries of running processes, are left alone. Returns the names removed.
+    @discardableResult
+    public static func sweep(_ folder: String) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var removed: [String] = []
+        let now = Date().timeIntervalSince1970
+        for name in names where name.hasPrefix(".") {
+            guard let (purpose, pid) = TemporaryName.parse(name), pid != getpid() else { continue }
+            let path = (folder as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_uid == geteuid() else { continue }
+            let type = FileType(mode: status.st_mode)
+            guard (purpose == .partial && type == .regular) || (purpose == .staging && type == .directory) else { continue }
+            let processGone = kill(pid, 0) != 0 && errno == ESRCH
+            let age = now - Double(status.st_mtim.tv_sec)
+            guard processGone || age > safeAge else { continue }
+            guard (try? FileManager.default.removeItem(atPath: path)) != nil else { continue }
+            removed.append(name)
+        }
+        return removed
+    }
+
+    /// Sweeps the system's temporary folder (`TMPDIR`, else `/tmp`).
+    @discardableResult
+    public static func sweepTemporaryDirectory() -> [String] {
+        sweep(temporaryDirectory)
+    }
+
+    /// `TMPDIR`, else `/tmp`, without a trailing slash.
+    public static var temporaryDirectory: String {
+        var path = NSTemporaryDirectory()
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}
