@@ -139,6 +139,24 @@ save("store/unknown-kind.sql", "UPDATE Card SET kind = 'hologram', entity = 'Hol
 save("store/dropped-card-table.sql", "DROP TRIGGER Card_search_insert;\nDROP TRIGGER Card_search_update;\nDROP TRIGGER Card_search_delete;\nDROP TABLE Card_tags;\nDROP TABLE Card_media;\nDROP TABLE Review;\nDROP TABLE Card;\n")
 save("store/future-user-version.sql", "PRAGMA user_version = 99;\n")
 save("store/search-index-stale.sql", "DELETE FROM CardSearch;\n")
+# Hostile schemas: SQL of a shared deck must never run (refused before any query).
+CARD_COLUMNS = "pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath"
+save("store/recursive-view-card.sql",
+     "DROP TRIGGER Card_search_insert;\nDROP TRIGGER Card_search_update;\nDROP TRIGGER Card_search_delete;\n"
+     "ALTER TABLE Card RENAME TO CardRows;\n"
+     "CREATE VIEW Card AS WITH RECURSIVE r(%s) AS (SELECT * FROM CardRows UNION ALL SELECT pk + 1, entity, kind, front, back, "
+     "created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath FROM r) SELECT * FROM r;\n" % CARD_COLUMNS)
+save("store/planted-trigger.sql", "CREATE TRIGGER evil AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;\n")
+save("store/trigger-our-name-other-sql.sql",
+     "DROP TRIGGER Card_search_delete;\nCREATE TRIGGER Card_search_delete AFTER DELETE ON Card BEGIN DELETE FROM Tag; END;\n")
+save("store/unknown-virtual-table.sql",
+     "PRAGMA writable_schema = ON;\nINSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');\n")
+save("store/extra-table.sql", "CREATE TABLE Extra(x);\nINSERT INTO Extra VALUES ('never read');\n")
+# A rollback journal naming a super-journal (another file), which SQLite would read and may delete.
+JOURNAL_MAGIC = bytes([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
+_super = b"/etc/hostname"
+save("store/super-journal.journal", JOURNAL_MAGIC + b"\x00" * 504 + b"\x00\x00\x00\x01" + _super
+     + len(_super).to_bytes(4, "big") + (sum((c ^ 0x80) - 0x80 for c in _super) & 0xFFFFFFFF).to_bytes(4, "big") + JOURNAL_MAGIC)
 save("store/html-sql-in-cards.sql",
      "UPDATE Card SET front = '<img src=x onerror=alert(1)>', back = '''); DROP TABLE Card; --' WHERE pk = 1;\n")
 
@@ -189,6 +207,34 @@ save("apkg/empty-zip.apkg", zip_bytes([]))
 save("apkg/collection-not-sqlite.apkg", zip_bytes([("collection.anki2", b"not sqlite" * 50), ("media", b"{}")]))
 save("apkg/bad-media-json.apkg", zip_bytes([("collection.anki2", b"not sqlite"), ("media", b"{not json")]))
 save("apkg/zstd-garbage.apkg", zip_bytes([("collection.anki21b", b"\x28\xb5\x2f\xfd" + b"\x00" * 64), ("meta", b"\x08\x03")]))
+def hostile_legacy_collection(sql):
+    """The legacy fixture's collection with `sql` applied: an Anki package of a stranger."""
+    import sqlite3
+    import tempfile
+    with zipfile.ZipFile(io.BytesIO(legacy)) as package:
+        collection = package.read("collection.anki2")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "collection.anki2")
+        with open(path, "wb") as f:
+            f.write(collection)
+        db = sqlite3.connect(path)
+        db.executescript(sql)
+        db.commit()
+        db.close()
+        with open(path, "rb") as f:
+            return f.read()
+
+
+save("apkg/recursive-view-cards.apkg", zip_bytes([
+    ("collection.anki2", hostile_legacy_collection(
+        "ALTER TABLE cards RENAME TO cards_rows;\n"
+        "CREATE VIEW cards AS WITH RECURSIVE r(id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data) "
+        "AS (SELECT * FROM cards_rows UNION ALL SELECT id + 1, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data FROM r) "
+        "SELECT * FROM r;\n")),
+    ("media", b"{}")]))
+save("apkg/planted-trigger.apkg", zip_bytes([
+    ("collection.anki2", hostile_legacy_collection("CREATE TRIGGER evil AFTER INSERT ON notes BEGIN DELETE FROM cards; END;\n")),
+    ("media", b"{}")]))
 save("apkg/traversal-media.apkg", zip_bytes([("collection.anki2", b"x"), ("media", b'{"0": "../../escape.txt"}'), ("0", b"escaped")]))
 
 # ------------------------------------------------------------------ --where filters

@@ -11,6 +11,9 @@ static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATI
 static inline int csqlite_db_config_int(sqlite3 *db, int op, int value, int *out) {
     return sqlite3_db_config(db, op, value, out);
 }
+/// The progress handler's callback type, named so Swift can pass a C function.
+typedef int (*csqlite_progress_callback)(void *);
+
 /// sqlite3_config is variadic too. Memory statistics cost a global mutex on every
 /// allocation, which serialises threads; nothing here reads them, so they are turned off.
 /// Must run before SQLite initialises; afterwards it returns SQLITE_MISUSE and changes nothing.

@@ -8,6 +8,12 @@ internal import CSQLite
 /// a busy timeout set; file databases opened for writing can switch to WAL with
 /// ``JournalMode/wal``.
 ///
+/// Every connection treats the file as untrusted (see `harden(readOnly:)`): the schema is
+/// not trusted (`PRAGMA trusted_schema=OFF`: a view, trigger, index or default in the file
+/// can only call innocuous functions), defensive mode is on (no `writable_schema`, no direct
+/// writes to shadow tables, no `journal_mode=OFF`), a read-only connection runs no view and
+/// no trigger, and the work of each statement over a file is bounded (``workLimit``).
+///
 /// ```swift
 /// let db = try Database(path: "deck.sqlite", mode: .create)
 /// try db.execute("CREATE TABLE card(id INTEGER PRIMARY KEY, front TEXT)")
@@ -32,6 +38,8 @@ public final class Database: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
+    /// The progress handler's state: the bound on the work of one statement.
+    let budget: WorkBudget
     /// The file path, or `":memory:"`.
     public let path: String
     /// Whether the connection was opened read-only.
@@ -72,9 +80,11 @@ public final class Database: @unchecked Sendable {
         self.handle = handle
         self.path = path
         self.isReadOnly = mode == .readOnly
+        budget = WorkBudget(source: Self.sizeSource(of: path))
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(max(0, busyTimeout * 1000)))
+        sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 86_400)) * 1000))
         do {
+            try harden(readOnly: mode == .readOnly)
             try execute("PRAGMA foreign_keys = ON")
             // Reading the schema surfaces "file is not a database" now, not at first query.
             _ = try scalar("SELECT count(*) FROM sqlite_schema", as: Int64.self)
@@ -100,6 +110,23 @@ public final class Database: @unchecked Sendable {
         _ = csqlite_disable_memory_statistics()
     }()
 
+    /// What the work limit of a connection to `path` (a path or a `file:` URI) is sized by:
+    /// the file and its WAL, the `length` of a slice, or nothing for memory.
+    private static func sizeSource(of path: String) -> WorkBudget.Source {
+        if path == ":memory:" || path.isEmpty { return .memory }
+        guard path.hasPrefix("file:") else { return .files([path, path + "-wal"]) }
+        var rest = path.dropFirst("file:".count)
+        if let query = rest.firstIndex(of: "?") {
+            for parameter in rest[rest.index(after: query)...].split(separator: "&") where parameter.hasPrefix("length=") {
+                return .bytes(Int64(parameter.dropFirst("length=".count)) ?? 0)
+            }
+            rest = rest[..<query]
+        }
+        if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
+        let file = String(rest).removingPercentEncoding ?? String(rest)
+        return file.isEmpty || file == ":memory:" ? .memory : .files([file, file + "-wal"])
+    }
+
     /// Opens a private in-memory database, gone when the connection closes.
     public static func inMemory() throws(DatabaseError) -> Database {
         try Database(path: ":memory:", mode: .create)
@@ -123,10 +150,12 @@ public final class Database: @unchecked Sendable {
     /// Runs one or more SQL statements that take no parameters.
     public func execute(_ sql: String) throws(DatabaseError) {
         var message: UnsafeMutablePointer<CChar>?
+        budget.startStatement()
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) }
             sqlite3_free(message)
+            if code == SQLITE_INTERRUPT, budget.tripped { throw DatabaseError.workLimitExceeded(sql: sql) }
             let base = DatabaseError(handle: handle, code: code, sql: sql)
             throw DatabaseError(extendedCode: base.extendedCode, message: text ?? base.message, sql: sql)
         }

@@ -20,10 +20,23 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     /// The primary result code (the low byte of the extended code).
     public var code: Int32 { extendedCode & 0xFF }
 
+    /// Whether a statement was stopped because it exceeded its connection's
+    /// ``Database/workLimit`` (a hostile or damaged file), not by ``Database/interrupt()``.
+    public private(set) var isWorkLimitExceeded = false
+
     public init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+    }
+
+    /// The error of a statement stopped by the work limit.
+    static func workLimitExceeded(sql: String?) -> DatabaseError {
+        var error = DatabaseError(extendedCode: SQLITE_INTERRUPT,
+                                  message: "a statement exceeded its work limit (the database is damaged or built to make queries run forever)",
+                                  sql: sql)
+        error.isWorkLimitExceeded = true
+        return error
     }
 
     public var description: String {
@@ -44,6 +57,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     public static let constraint = SQLITE_CONSTRAINT
     public static let mismatch = SQLITE_MISMATCH
     public static let notADatabase = SQLITE_NOTADB
+    public static let interrupt = SQLITE_INTERRUPT
     /// `SQLITE_CONSTRAINT_UNIQUE`.
     public static let constraintUnique: Int32 = 2067
     /// `SQLITE_CONSTRAINT_PRIMARYKEY`.

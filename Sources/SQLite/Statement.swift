@@ -101,12 +101,16 @@ public final class Statement {
     /// Advances to the next row: true when a row is available, false when done.
     @discardableResult
     public func step() throws(DatabaseError) -> Bool {
+        // A statement starting (or restarting after it finished) gets a fresh work budget.
+        if sqlite3_stmt_busy(handle) == 0 { database.budget.startStatement() }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = DatabaseError(handle: database.handle, code: code, sql: sql)
+            let error = code == SQLITE_INTERRUPT && database.budget.tripped
+                ? DatabaseError.workLimitExceeded(sql: sql)
+                : DatabaseError(handle: database.handle, code: code, sql: sql)
             sqlite3_reset(handle)
             throw error
         }

@@ -52,6 +52,7 @@ package final class AnkiCollection {
             throw AnkiError(.corruptCollection, path: label, reason: "not an SQLite database (\(error.message))")
         }
         self.database = database
+        try Self.validateSchema(database, label: label)
         let (version, created) = try Self.readCol(database, label: label)
         guard version >= 11, version <= Self.newestSchema else {
             throw AnkiError(.unsupportedVersion, path: label,
@@ -140,6 +141,22 @@ package final class AnkiCollection {
             while try statement.step() { try body(statement) }
         } catch let error as DatabaseError {
             throw AnkiError(.corruptCollection, path: label, reason: "cannot read the collection: \(error.message)")
+        }
+    }
+
+    /// Refuses a collection whose schema holds code: a view, a trigger or a virtual table.
+    /// Anki's collections have none; a package from elsewhere is untrusted, and its SQL is
+    /// never run (the connection is read-only, with views and triggers disabled, too).
+    private static func validateSchema(_ database: Database, label: String) throws {
+        let objects: [SchemaObject]
+        do {
+            objects = try database.schemaObjects()
+        } catch {
+            throw AnkiError(.corruptCollection, path: label, reason: "cannot read the schema: \(error.message)")
+        }
+        for object in objects where object.type == "view" || object.type == "trigger" || object.isVirtualTable {
+            throw AnkiError(.corruptCollection, path: label,
+                            reason: "the collection holds \(object), which Anki collections never have; a shared collection's SQL is never run")
         }
     }
 

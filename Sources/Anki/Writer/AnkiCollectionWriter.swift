@@ -47,6 +47,8 @@ package final class AnkiCollectionWriter {
         random = FastRandom(seed: system.next())
         do {
             database = try Database(path: url.path, mode: .create)
+            // A new file of ours, built in one go and thrown away on failure: no journal.
+            try database.allowUnsafeJournalModes()
             try database.execute("""
                 PRAGMA journal_mode = OFF;
                 PRAGMA synchronous = OFF;

@@ -57,9 +57,11 @@ enum ErrorMapping {
         }
     }
 
-    /// A full disk or failed read/write is an I/O error (74), a damaged store bad data (65).
+    /// A full disk or failed read/write is an I/O error (74), a damaged store bad data (65),
+    /// and so is a statement stopped by its work limit (a store built to make queries hang).
     static func databaseExitCode(_ error: DatabaseError) -> ExitCode {
-        switch error.code {
+        if error.isWorkLimitExceeded { return .dataError }
+        return switch error.code {
         case DatabaseError.ioError, DatabaseError.full, DatabaseError.readOnly, DatabaseError.cantOpen: .ioError
         case DatabaseError.corrupt, DatabaseError.notADatabase: .dataError
         default: .failure

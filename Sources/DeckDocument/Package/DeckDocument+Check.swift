@@ -37,6 +37,13 @@ extension DeckDocument {
                 if integrity != ["ok"] {
                     for line in integrity.prefix(20) { error("\(manifest.store): integrity_check: \(line)") }
                 }
+                for object in try DeckStore.foreignObjects(db) {
+                    warning("\(manifest.store): \(object) is not part of the deck format (never read)")
+                }
+                if readsRecoveredCopy {
+                    warning("\(manifest.store)-journal: a write was interrupted; checked a private recovered copy, "
+                            + "and the next writer rolls the journal back")
+                }
                 let violations = try db.foreignKeyViolations()
                 if violations > 0 { error("\(manifest.store): \(violations) foreign key violation(s) (PRAGMA foreign_key_check)") }
                 let version = try db.userVersion()

@@ -62,6 +62,7 @@ extension DeckDocument {
                 try container.close()
                 let db = try Database(path: building.path, mode: .readWrite)
                 defer { db.close() }
+                try db.trustSchema()  // the store was built just now, by us
                 try db.transaction(.immediate) {
                     try insertVersion0(rows, title: title, into: db)
                 }

@@ -34,6 +34,10 @@ public final class DeckDocument {
     public let mode: DeckOpenMode
     private var lock: DeckLock?
     private var isClosed = false
+    /// The private directory holding the recovered copy of a store a read-only document
+    /// reads instead of the package's own (an interrupted write's hot journal beside it,
+    /// which only a writer may roll back in place); removed on close.
+    private var recoveredCopy: PrivateDirectory?
     /// Runs once the document is closed (removes the private copy of an opened archive).
     var onClose: (() -> Void)?
     /// The media references ``addMedia(_:originalName:mime:)`` handed out, by file name, so
@@ -57,17 +61,25 @@ public final class DeckDocument {
     /// The package extension.
     public static let packageExtension = "sampledeck"
 
-    /// The store file.
-    public var storeURL: URL { url.appendingPathComponent(manifest.store) }
+    /// The store file the document reads: the package's own, or for a read-only document
+    /// whose store has an interrupted write's journal, a private recovered copy of it.
+    public var storeURL: URL {
+        recoveredCopy.map { $0.url.appendingPathComponent(manifest.store) } ?? url.appendingPathComponent(manifest.store)
+    }
+
+    /// Whether the document reads a private recovered copy of its store (see ``storeURL``).
+    public var readsRecoveredCopy: Bool { recoveredCopy != nil }
     /// The media folder (may not exist).
     public var mediaURL: URL { url.appendingPathComponent(Self.mediaFolderName) }
 
-    private init(url: URL, manifest: DeckManifest, container: ModelContainer, mode: DeckOpenMode, lock: DeckLock?) {
+    private init(url: URL, manifest: DeckManifest, container: ModelContainer, mode: DeckOpenMode, lock: DeckLock?,
+                 recoveredCopy: PrivateDirectory? = nil) {
         self.url = url
         self.manifest = manifest
         self.container = container
         self.mode = mode
         self.lock = lock
+        self.recoveredCopy = recoveredCopy
         container.sharedMainContext.autosaveEnabled = false
     }
 
@@ -108,7 +120,10 @@ public final class DeckDocument {
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [
                 ModelConfiguration("Deck", url: staging.appendingPathComponent(manifest.store)),
             ])
-            try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: manifest.formatVersion) }
+            try container.withDatabase(for: Card.self) { db in
+                try db.trustSchema()  // the store was built just now, by us
+                try DeckStore.install(db, formatVersion: manifest.formatVersion)
+            }
             let context = ModelContext(container)
             context.insert(DeckInfo(title: title))
             try context.save()
@@ -132,39 +147,60 @@ public final class DeckDocument {
     /// Opens an existing deck package.
     ///
     /// Checks the manifest (content type, format version) and the store before touching
-    /// anything. Read-write opening takes the deck's lock; read-only opening writes nothing.
+    /// anything: the store's schema must hold nothing the format does not (no view, no
+    /// foreign trigger or virtual table: see ``DeckStore``), since a shared deck is untrusted.
+    /// Read-write opening takes the deck's lock; read-only opening writes nothing, not even
+    /// when a killed writer left a hot journal: the store is then read from a private
+    /// recovered copy (``readsRecoveredCopy``), and the journal is left for the next writer.
     /// - Throws: ``DeckError``: `missing`; `notADeck` for a foreign or incomplete package;
     ///   `newerVersion` naming both versions; `notADeck` with "run deck migrate" for an older
     ///   format (see ``migrate(at:)``); `inUse` when another writer holds the lock (after
-    ///   waiting as `lockWait` allows: not at all by default); `corrupt`.
+    ///   waiting as `lockWait` allows: not at all by default); `corrupt` for a damaged store
+    ///   or one whose schema the format does not allow.
     public static func open(at url: URL, mode: DeckOpenMode = .readWrite, lockWait: DeckLockWait = .none) throws -> DeckDocument {
         let url = url.standardizedFileURL
         let manifest = try readManifest(of: url)
         if let error = DeckManifest.versionError(manifest.formatVersion, path: url.path) { throw error }
-        let storeURL = try validateStoreName(manifest.store, in: url)
-        try verifyStore(at: storeURL, package: url)
-        if mode == .readWrite {
-            // A writer creates the lock and writes media: both must be what the format says
-            // (a reader only refuses them when it uses them, and `check` reports them).
-            for entry in fixedEntries where entry.name != manifestName {
-                try requireEntry(entry.name, type: entry.type, in: url, optional: true)
+        let packageStore = try validateStoreName(manifest.store, in: url)
+        let recoveredCopy = try verifyStore(at: packageStore, package: url, mode: mode)
+        let storeURL = recoveredCopy.map { $0.url.appendingPathComponent(manifest.store) } ?? packageStore
+        let lock: DeckLock?
+        do {
+            if mode == .readWrite {
+                // A writer creates the lock and writes media: both must be what the format says
+                // (a reader only refuses them when it uses them, and `check` reports them).
+                for entry in fixedEntries where entry.name != manifestName {
+                    try requireEntry(entry.name, type: entry.type, in: url, optional: true)
+                }
             }
+            lock = mode == .readWrite ? try DeckLock(package: url, wait: lockWait) : nil
+        } catch {
+            recoveredCopy?.remove()
+            throw error
         }
-        let lock = mode == .readWrite ? try DeckLock(package: url, wait: lockWait) : nil
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
             let container = try ModelContainer(for: DeckStore.schema(), configurations: [
                 ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite),
             ])
             if mode == .readWrite {
-                try container.withDatabase(for: Card.self) { db in try DeckStore.install(db, formatVersion: manifest.formatVersion) }
+                try container.withDatabase(for: Card.self) { db in
+                    // Checked again under the lock, on the connection that will write; then its
+                    // triggers are known to be the format's, which write the FTS5 index (a
+                    // virtual table only a trusted schema's triggers may use).
+                    try DeckStore.validateSchema(db, path: packageStore.path)
+                    try db.trustSchema()
+                    try DeckStore.install(db, formatVersion: manifest.formatVersion)
+                }
             }
-            return DeckDocument(url: url, manifest: manifest, container: container, mode: mode, lock: lock)
+            return DeckDocument(url: url, manifest: manifest, container: container, mode: mode, lock: lock, recoveredCopy: recoveredCopy)
         } catch let error as DeckError {
             lock?.release()
+            recoveredCopy?.remove()
             throw error
         } catch {
             lock?.release()
+            recoveredCopy?.remove()
             throw DeckError(path: storeURL.path, reason: "can't open the store: \(error)", kind: DeckError.kind(of: error))
         }
     }
@@ -213,8 +249,11 @@ public final class DeckDocument {
         return url.appendingPathComponent(name)
     }
 
-    /// Checks that the store exists and is a deck store, opening it read-only.
-    static func verifyStore(at storeURL: URL, package: URL) throws {
+    /// Checks that the store exists, is a regular file (with regular companions) and is a
+    /// deck store whose schema the format allows, opening it read-only. Returns the private
+    /// directory of a recovered copy when the store has an interrupted write's journal and
+    /// `mode` is read-only (a writer recovers the store in place instead).
+    static func verifyStore(at storeURL: URL, package: URL, mode: DeckOpenMode) throws -> PrivateDirectory? {
         let name = storeURL.lastPathComponent
         do {
             try UntrustedFile.require(.regular, atPath: storeURL.path)
@@ -227,30 +266,96 @@ public final class DeckDocument {
         for suffix in storeCompanionSuffixes {
             try requireEntry(name + suffix, type: .regular, in: package, optional: true)
         }
-        func inspect() throws {
-            let db = try Database(path: storeURL.path, mode: .readOnly)
+        try refuseSuperJournal(of: storeURL)
+        func inspect(_ file: URL) throws {
+            let db = try Database(path: file.path, mode: .readOnly)
             defer { db.close() }
+            try DeckStore.validateSchema(db, path: storeURL.path)
             for table in ["Card", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
                 throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
             }
         }
         do {
             do {
-                try inspect()
+                try inspect(storeURL)
+                return nil
             } catch let error as DatabaseError where error.code == DatabaseError.readOnly {
                 // A writer killed mid-transaction leaves a hot journal (or a WAL needing
-                // recovery) that a read-only connection may not roll back: recover, then retry.
+                // recovery) that a read-only connection may not roll back. A writer (it is
+                // about to take the lock) recovers the store in place; a reader never writes
+                // the package, so it recovers a private copy and reads that.
+                if mode == .readOnly {
+                    let copy = try recoveredCopy(of: storeURL, reason: error)
+                    do {
+                        try inspect(copy.url.appendingPathComponent(storeURL.lastPathComponent))
+                    } catch {
+                        copy.remove()
+                        throw error
+                    }
+                    return copy
+                }
                 guard recoverInterruptedWrite(of: storeURL) else {
                     throw DeckError(path: storeURL.path, reason: "the store needs recovery after an interrupted write, "
                                     + "and it can't be written here (\(error.message))", kind: .readOnly)
                 }
-                try inspect()
+                try inspect(storeURL)
+                return nil
             }
         } catch let error as DeckError {
             throw error
         } catch let error as DatabaseError {
             throw DeckError(path: storeURL.path, reason: "store can't be read: \(error.message)", kind: DeckError.kind(of: error))
         }
+    }
+
+    /// Copies the store with its journal or WAL into a private directory and lets SQLite
+    /// recover the copy there (roll back the journal, or replay the WAL).
+    static func recoveredCopy(of storeURL: URL, reason: DatabaseError) throws -> PrivateDirectory {
+        let copy = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "recover")
+        let target = copy.url.appendingPathComponent(storeURL.lastPathComponent)
+        do {
+            for suffix in ["", "-journal", "-wal"] {
+                let source = storeURL.path + suffix
+                guard suffix.isEmpty || FileManager.default.fileExists(atPath: source) else { continue }
+                try FileManager.default.copyItem(atPath: source, toPath: target.path + suffix)
+            }
+            let db = try Database(path: target.path, mode: .readWrite)
+            // Reading the schema is what makes SQLite roll back a hot journal.
+            _ = try db.schemaObjects()
+            db.close()
+        } catch let error as DatabaseError {
+            copy.remove()
+            throw DeckError(path: storeURL.path, reason: "the store needs recovery after an interrupted write, and its recovery "
+                            + "failed (\(error.message))", kind: DeckError.kind(of: error))
+        } catch {
+            copy.remove()
+            throw DeckError(path: storeURL.path, reason: "the store needs recovery after an interrupted write (\(reason.message)), "
+                            + "and it can't be copied to recover it: \(error.localizedDescription)", kind: .io)
+        }
+        return copy
+    }
+
+    /// Refuses a rollback journal that names a super-journal. This program never writes one
+    /// (it commits one database at a time); rolling such a journal back makes SQLite read,
+    /// and possibly delete, the file it names — any path the journal's author chose.
+    static func refuseSuperJournal(of storeURL: URL) throws {
+        let journal = storeURL.path + "-journal"
+        guard let handle = FileHandle(forReadingAtPath: journal) else { return }
+        defer { try? handle.close() }
+        // The record ends the journal: name length (4 bytes), checksum (4), the magic (8).
+        guard let size = try? handle.seekToEnd(), size >= 16 else { return }
+        let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        do {
+            try handle.seek(toOffset: size - 16)
+            let tail = [UInt8](try handle.read(upToCount: 16) ?? Data())
+            guard tail.count == 16, Array(tail[8...]) == magic else { return }
+            let length = tail[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard length > 0, length <= size - 16 else { return }
+        } catch {
+            return
+        }
+        throw DeckError(path: journal, reason: "the store's journal names a super-journal (another file), "
+                        + "which no deck writer makes; refusing to roll it back", kind: .corrupt)
     }
 
     /// Deletes manifest temporaries a killed writer left behind (`.manifest.json.tmp-…`);
@@ -314,6 +419,8 @@ public final class DeckDocument {
             lock = nil
             onClose?()
             onClose = nil
+            recoveredCopy?.remove()
+            recoveredCopy = nil
         }
         if mode == .readWrite && mainContext.hasChanges {
             try save()

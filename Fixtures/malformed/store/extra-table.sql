@@ -1,0 +1,2 @@
+CREATE TABLE Extra(x);
+INSERT INTO Extra VALUES ('never read');

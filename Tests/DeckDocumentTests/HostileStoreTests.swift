@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import SQLite
+@testable import DeckDocument
+
+/// A shared deck's store is untrusted: its schema is checked before any query, so a view,
+/// a planted trigger or a foreign virtual table is refused (never run), and a read-only
+/// open never writes the package, not even to roll back a hot journal.
+@Suite struct HostileStoreTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var sql: String
+        /// A fragment of the refusal; empty when the deck must open.
+        var refusal: String
+        var testDescription: String { name }
+    }
+
+    static let cardColumns = "pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath"
+
+    static let cases: [Case] = [
+        Case(name: "a recursive view named Card",
+             sql: """
+                DROP TRIGGER Card_search_insert; DROP TRIGGER Card_search_update; DROP TRIGGER Card_search_delete;
+                ALTER TABLE Card RENAME TO CardRows;
+                CREATE VIEW Card AS WITH RECURSIVE r(\(cardColumns)) AS (SELECT * FROM CardRows UNION ALL
+                  SELECT pk + 1, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath FROM r)
+                SELECT * FROM r;
+                """,
+             refusal: "view \"Card\""),
+        Case(name: "a view beside the tables", sql: "CREATE VIEW Everything AS SELECT * FROM Card, Tag;", refusal: "view \"Everything\""),
+        Case(name: "a trigger planted on Card", sql: "CREATE TRIGGER evil AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;",
+             refusal: "trigger \"evil\" on \"Card\""),
+        Case(name: "a trigger with our name and other SQL",
+             sql: "DROP TRIGGER Card_search_delete; CREATE TRIGGER Card_search_delete AFTER DELETE ON Card BEGIN DELETE FROM Tag; END;",
+             refusal: "trigger \"Card_search_delete\" on \"Card\", whose statement"),
+        Case(name: "our trigger moved to another table",
+             sql: """
+                DROP TRIGGER Tag_search_rename;
+                CREATE TRIGGER Tag_search_rename AFTER UPDATE OF "name" ON "MediaReference" BEGIN SELECT 1; END;
+                """,
+             refusal: "trigger \"Tag_search_rename\""),
+        Case(name: "a virtual table of an unknown module",
+             sql: "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');",
+             refusal: "virtual table \"Evil\""),
+        Case(name: "a second FTS5 table", sql: "CREATE VIRTUAL TABLE Other USING fts5(x);", refusal: "virtual table \"Other\""),
+        Case(name: "an extra table and index (allowed, never read)", sql: "CREATE TABLE Extra(x); CREATE INDEX Card_front_extra ON Card(front);",
+             refusal: ""),
+    ]
+
+    /// Applies `sql` to the store with a connection that may rewrite the schema (not defensive).
+    static func tamper(_ deck: URL, _ sql: String) throws {
+        let db = try Database(path: deck.appendingPathComponent("Deck.sqlite").path, mode: .readWrite)
+        defer { db.close() }
+        try db.allowUnsafeJournalModes()
+        try db.execute(sql)
+    }
+
+    @Test(arguments: cases)
+    func hostileSchema(_ test: Case) throws {
+        let play = try Playground()
+        let deck = try play.sampleDeck()
+        try Self.tamper(deck, test.sql)
+        let before = try snapshot(of: deck)
+        for mode in [DeckOpenMode.readOnly, .readWrite] {
+            if test.refusal.isEmpty {
+                let document = try DeckDocument.open(at: deck, mode: mode)
+                #expect(try document.cardCount() == 3)
+                let warnings = document.check().filter { $0.severity == .warning }.map(\.message)
+                #expect(warnings.contains { $0.contains("table \"Extra\"") }, "\(warnings)")
+                #expect(warnings.contains { $0.contains("index \"Card_front_extra\"") }, "\(warnings)")
+                try document.close()
+                continue
+            }
+            do {
+                let document = try DeckDocument.open(at: deck, mode: mode)
+                try? document.close()
+                Issue.record("\(test.name): opened \(mode)")
+            } catch let error as DeckError {
+                #expect(error.kind == .corrupt, "\(error)")
+                #expect(error.reason.contains(test.refusal), "\(error.reason)")
+                #expect(error.path.hasSuffix("Deck.sqlite"))
+            }
+            #expect(try snapshot(of: deck) == before, "\(test.name): the package changed (\(mode))")
+        }
+    }
+
+    static let hotJournal = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/reliability/hot-journal.sampledeck")
+
+    @Test func aReaderRecoversAHotJournalIntoAPrivateCopy() throws {
+        let play = try Playground()
+        let deck = play.file("D.sampledeck")
+        try FileManager.default.copyItem(at: Self.hotJournal, to: deck)
+        let before = try snapshot(of: deck)
+        #expect(before.keys.contains("/Deck.sqlite-journal"))
+        let document = try DeckDocument.open(at: deck, mode: .readOnly)
+        #expect(document.readsRecoveredCopy)
+        let copy = document.storeURL.deletingLastPathComponent()
+        #expect(!document.storeURL.path.hasPrefix(deck.path))
+        #expect(document.check().filter { $0.severity == .error }.isEmpty)
+        #expect(document.check().contains { $0.message.contains("a write was interrupted") })
+        _ = try document.cardCount()
+        try document.close()
+        #expect(!FileManager.default.fileExists(atPath: copy.path), "the private copy is removed on close")
+        #expect(try snapshot(of: deck) == before, "a reader wrote the package")
+        // A writer (it holds the lock) rolls the journal back in place.
+        let writer = try DeckDocument.open(at: deck, mode: .readWrite)
+        #expect(!writer.readsRecoveredCopy)
+        try writer.close()
+        #expect(!FileManager.default.fileExists(atPath: deck.appendingPathComponent("Deck.sqlite-journal").path))
+    }
+
+    /// A journal whose tail names a super-journal: SQLite would read, and might delete, the
+    /// file it names when rolling it back. Refused before SQLite sees it.
+    @Test(arguments: [DeckOpenMode.readOnly, .readWrite])
+    func aJournalNamingASuperJournalIsRefused(_ mode: DeckOpenMode) throws {
+        let play = try Playground()
+        let deck = try play.sampleDeck()
+        let victim = play.file("victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        var journal = Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) + Data(count: 504)
+        let name = Data(victim.path.utf8)
+        journal += Data([0, 0, 0, 1]) + name
+        let length = UInt32(name.count)
+        journal += Data([UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
+        let checksum = name.reduce(UInt32(0)) { $0 &+ UInt32(Int8(bitPattern: $1)) }
+        journal += Data([UInt8(checksum >> 24), UInt8(checksum >> 16 & 0xFF), UInt8(checksum >> 8 & 0xFF), UInt8(checksum & 0xFF)])
+        journal += Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
+        try journal.write(to: deck.appendingPathComponent("Deck.sqlite-journal"))
+        let before = try snapshot(of: deck)
+        #expect(throws: DeckError.self) { _ = try DeckDocument.open(at: deck, mode: mode) }
+        do {
+            _ = try DeckDocument.open(at: deck, mode: mode)
+        } catch let error as DeckError {
+            #expect(error.kind == .corrupt && error.reason.contains("super-journal"), "\(error)")
+        }
+        #expect(try snapshot(of: deck) == before)
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+    }
+}
