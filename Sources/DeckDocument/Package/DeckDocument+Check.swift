@@ -37,9 +37,6 @@ extension DeckDocument {
                 if integrity != ["ok"] {
                     for line in integrity.prefix(20) { error("\(manifest.store): integrity_check: \(line)") }
                 }
-                for object in try DeckStore.foreignObjects(db) {
-                    warning("\(manifest.store): \(object) is not part of the deck format (never read)")
-                }
                 if readsRecoveredCopy {
                     warning("\(manifest.store)-journal: a write was interrupted; checked a private recovered copy, "
                             + "and the next writer rolls the journal back")

@@ -270,10 +270,10 @@ public final class DeckDocument {
         func inspect(_ file: URL) throws {
             let db = try Database(path: file.path, mode: .readOnly)
             defer { db.close() }
-            try DeckStore.validateSchema(db, path: storeURL.path)
             for table in ["Card", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
                 throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
             }
+            try DeckStore.validateSchema(db, path: storeURL.path)
         }
         do {
             do {

@@ -3,34 +3,44 @@ import Persistence
 import SQLite
 
 extension DeckStore {
-    /// The schema objects a deck store may hold that run code or reach outside plain tables:
-    /// the full-text index (the one virtual table, module `fts5`) and its triggers, each with
-    /// the exact statement SQLite keeps for it. Views: none.
-    struct ExecutableObjects {
+    /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped).
+    struct ReferenceSchema {
         /// Trigger name → (table, accepted statements: the current one, then those of earlier builds).
         var triggers: [String: (table: String, sql: Set<String>)] = [:]
         /// Virtual table name → its statement.
         var virtualTables: [String: String] = [:]
+        /// Names of ordinary tables (the models', the join tables, the index's shadow tables,
+        /// the pending marker, the persistence layer's bookkeeping).
+        var tables: Set<String> = []
+        /// Index name → (table, statement).
+        var indexes: [String: (table: String, sql: String)] = [:]
     }
 
-    /// What ``searchDDL`` creates, as SQLite stores it (`IF NOT EXISTS` dropped), read back from
-    /// an in-memory store built from the models and ``searchDDL``; nil if that fails (then
-    /// no trigger or virtual table is accepted).
-    static let executableObjects: ExecutableObjects? = {
+    /// The reference schema, read back from an in-memory store built from the models,
+    /// ``searchDDL`` and ``sparseIndexDDL``; nil if that fails (then every store is refused).
+    static let referenceSchema: ReferenceSchema? = {
         guard let db = try? Database.inMemory() else { return nil }
         defer { db.close() }
         do {
-            for statement in schema().makeDDL() + searchDDL { try db.execute(statement) }
-            var objects = ExecutableObjects()
+            for statement in schema().makeDDL() + searchDDL + sparseIndexDDL { try db.execute(statement) }
+            var reference = ReferenceSchema()
+            reference.tables.insert(Schema.metadataTable)
             for object in try db.schemaObjects() {
-                guard let sql = object.sql else { continue }
-                if object.type == "trigger" {
-                    objects.triggers[object.name] = (object.tableName, Set([sql] + (retiredTriggerSQL[object.name] ?? [])))
-                } else if object.isVirtualTable {
-                    objects.virtualTables[object.name] = sql
+                switch object.type {
+                case "trigger":
+                    guard let sql = object.sql else { continue }
+                    reference.triggers[object.name] = (object.tableName, Set([sql] + (retiredTriggerSQL[object.name] ?? [])))
+                case "table" where object.isVirtualTable:
+                    reference.virtualTables[object.name] = object.sql ?? ""
+                case "table":
+                    reference.tables.insert(object.name)
+                case "index":
+                    if let sql = object.sql { reference.indexes[object.name] = (object.tableName, sql) }
+                default:
+                    continue
                 }
             }
-            return objects
+            return reference
         } catch {
             return nil
         }
@@ -43,11 +53,16 @@ extension DeckStore {
     /// named like one of our tables would be read in its place; a recursive one never ends);
     /// any trigger but the search index's own, each compared by name, table and statement;
     /// any virtual table but the search index (an unknown module, or `fts5` with other
-    /// options). Tables and indexes of other names are allowed: they run nothing and are
-    /// never read (``DeckDocument/check()`` warns about them).
+    /// options); any table or index the format does not define (SQLite's own `sqlite_*`
+    /// objects aside), an index of ours on another table or with another statement, and a
+    /// ``retiredIndexes`` entry that is not a plain index on `Card`.
     static func validateSchema(_ db: Database, path: String) throws {
-        let objects = try db.schemaObjects()
-        let allowed = executableObjects ?? ExecutableObjects()
+        // Code first (views, triggers, virtual tables): the most telling refusal.
+        let objects = try db.schemaObjects().sorted { rank($0) < rank($1) }
+        func rank(_ object: SchemaObject) -> Int {
+            object.type == "view" ? 0 : object.type == "trigger" ? 1 : object.isVirtualTable ? 2 : 3
+        }
+        let reference = referenceSchema ?? ReferenceSchema()
         let file = URL(fileURLWithPath: path).lastPathComponent
         func refuse(_ object: SchemaObject, _ why: String) -> DeckError {
             DeckError(path: path, reason: "\(file) holds \(object), \(why); a shared deck's SQL is never run", kind: .corrupt)
@@ -57,34 +72,41 @@ extension DeckStore {
             case "view":
                 throw refuse(object, "and a deck store has no views")
             case "trigger":
-                guard let expected = allowed.triggers[object.name] else {
+                guard let expected = reference.triggers[object.name] else {
                     throw refuse(object, "which is not a trigger of the deck format")
                 }
                 guard expected.table == object.tableName, let sql = object.sql, expected.sql.contains(sql) else {
                     throw refuse(object, "whose statement is not the deck format's")
                 }
             case "table" where object.isVirtualTable:
-                guard let expected = allowed.virtualTables[object.name] else {
+                guard let expected = reference.virtualTables[object.name] else {
                     throw refuse(object, "which is not a table of the deck format")
                 }
                 guard object.sql == expected else {
                     throw refuse(object, "whose definition is not the deck format's")
                 }
+            case "table":
+                guard reference.tables.contains(object.name) || object.name.hasPrefix("sqlite_") else {
+                    throw refuse(object, "which is not a table of the deck format")
+                }
+            case "index":
+                // Automatic indexes (UNIQUE and PRIMARY KEY constraints) have no statement.
+                if object.name.hasPrefix("sqlite_autoindex_"), object.sql == nil { continue }
+                if retiredIndexes.contains(object.name) {
+                    guard object.tableName == "Card", let sql = object.sql, !sql.uppercased().hasPrefix("CREATE UNIQUE") else {
+                        throw refuse(object, "which is not an index earlier versions of the format made")
+                    }
+                    continue
+                }
+                guard let expected = reference.indexes[object.name] else {
+                    throw refuse(object, "which is not an index of the deck format")
+                }
+                guard expected.table == object.tableName, object.sql == expected.sql else {
+                    throw refuse(object, "whose statement is not the deck format's")
+                }
             default:
-                continue
+                throw refuse(object, "which is not part of the deck format")
             }
-        }
-    }
-
-    /// Tables and indexes the store holds that the format does not define (harmless, and
-    /// never read, but not something a deck writer makes): for ``DeckDocument/check()``.
-    static func foreignObjects(_ db: Database) throws -> [SchemaObject] {
-        guard let reference = try? Database.inMemory() else { return [] }
-        defer { reference.close() }
-        for statement in schema().makeDDL() + searchDDL + sparseIndexDDL { try reference.execute(statement) }
-        let known = Set(try reference.schemaObjects().map(\.name)).union(retiredIndexes).union([Schema.metadataTable])
-        return try db.schemaObjects().filter { object in
-            !known.contains(object.name) && !object.name.hasPrefix("sqlite_") && object.type != "trigger" && object.type != "view"
         }
     }
 
