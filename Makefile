@@ -7,7 +7,7 @@ PY_PKGS     := genanki anki fsrs jsonschema
 DEMO_DIR    := demo
 DECK        := .build/debug/deck
 
-.PHONY: deps pydeps build test demo bench lint-man clean
+.PHONY: deps pydeps build test demo bench lint-man clean install install-files
 
 # System packages: installed through apt-get when run as root and missing.
 deps:
@@ -50,6 +50,28 @@ demo: build
 bench: deps pydeps
 	$(SWIFT) build -c release
 	.build/release/deck-bench $(BENCH_ARGS)
+
+# Installs deck (release build), its man pages and its bash, zsh and fish completions under
+# PREFIX (DESTDIR for staging): `man deck` works with MANPATH=$(PREFIX)/share/man.
+# install-files installs an already built DECK_BIN (the tests use the debug build).
+PREFIX   ?= /usr/local
+DECK_BIN ?= .build/release/deck
+install: deps
+	$(SWIFT) build -c release --product deck
+	$(MAKE) --no-print-directory install-files DECK_BIN=.build/release/deck
+
+install-files:
+	@test -x "$(DECK_BIN)" || { echo "make: no deck binary at $(DECK_BIN)" >&2; exit 1; }
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/share/man/man5" \
+	  "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	  "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 0755 "$(DECK_BIN)" "$(DESTDIR)$(PREFIX)/bin/deck"
+	install -m 0644 man/*.1 "$(DESTDIR)$(PREFIX)/share/man/man1/"
+	install -m 0644 man/*.5 "$(DESTDIR)$(PREFIX)/share/man/man5/"
+	"$(DECK_BIN)" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/deck"
+	"$(DECK_BIN)" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_deck"
+	"$(DECK_BIN)" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/deck.fish"
+	@echo "installed deck in $(DESTDIR)$(PREFIX)"
 
 lint-man:
 	@if ls man/*.[0-9] >/dev/null 2>&1; then mandoc -T lint -W warning man/*.[0-9] && echo "mandoc: man pages clean"; fi

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import DeckDocument
 import Foundation
 
 /// The `deck` tool: parses the command line and runs one subcommand.
@@ -17,7 +18,7 @@ public struct DeckTool: ParsableCommand {
             subcommand does one job; results go to standard output, messages and errors to \
             standard error.
             """,
-        version: version,
+        version: versionText,
         subcommands: [
             CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
             EditCommand.self, RmCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
@@ -44,12 +45,27 @@ public struct DeckTool: ParsableCommand {
         .init(.ioError, "Reading or writing failed part-way, or the deck is in use: another process (deck open, deck import, an app) has had it open for writing for longer than --wait seconds (10 by default; --no-wait: not at all). Readers are never blocked or kept waiting."),
     ]
 
+    /// What `deck --version` prints: the tool's version and the deck format versions it
+    /// reads and writes.
+    static var versionText: String {
+        let format = DeckManifest.currentFormatVersion
+        return "deck \(version)\nsampledeck format: reads and writes version \(format); "
+            + (format > 1 ? "versions 1 to \(format - 1) are upgraded by deck migrate" : "no older version exists")
+    }
+
     @Option(name: .customLong("generate-manpages"), help: .hidden)
     var manualDirectory: String?
+
+    @Option(name: .customLong("generate-completion-script"), help: .hidden)
+    var completionShell: CompletionShell?
 
     public init() {}
 
     public mutating func run() async throws {
+        if let completionShell {
+            Terminal.current.stdout.write(CompletionScript.script(for: DeckTool.self, shell: completionShell))
+            return
+        }
         guard let manualDirectory else { throw CleanExit.helpRequest(Self.self) }
         try Self.writeManualPages(to: manualDirectory)
     }
@@ -71,3 +87,5 @@ public struct DeckTool: ParsableCommand {
         ManualPage.pages(for: DeckTool.self, date: ManualDate(year: 2026, month: 1, day: 1))
     }
 }
+
+extension CompletionShell: ExpressibleByArgument {}
