@@ -88,21 +88,129 @@ import Testing
         let result = try play.run("convert", "anki-current.apkg", "broken.apkg", "genanki-legacy.apkg", "--to", "sampledeck",
                                   "--out-dir", "out", "--jobs", "2")
         #expect(result.status == 1)
-        let lines = result.stdout.split(separator: "\n")
+        // One line per input as each finishes: with two jobs the order is the order of completion.
+        let lines = result.stdout.split(separator: "\n").sorted()
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("converted "))
         #expect(lines[0].hasSuffix("out/anki-current.sampledeck (5 cards)"))
-        #expect(lines[1].hasPrefix("failed "))
-        #expect(lines[2].hasPrefix("converted "))
+        #expect(lines[1].hasPrefix("converted "))
+        #expect(lines[2].hasPrefix("failed "))
         #expect(result.stderr == "deck: error: 1 of 3 inputs failed\n")
         #expect(try play.run("check", "out/genanki-legacy.sampledeck").status == 0)
 
         let json = try play.run("convert", "out", "--to", "json", "--json")
         #expect(json.status == 0, "\(json.stderr)")
-        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect(report?["converted"] as? Int == 2)
-        #expect(report?["failed"] as? Int == 0)
+        let report = try Self.jsonLines(json.stdout)
+        #expect(report.count == 3)
+        #expect(report.last?["converted"] as? Int == 2)
+        #expect(report.last?["failed"] as? Int == 0)
         #expect(play.exists("out/anki-current.json"))
         #expect(try play.run("convert", "x", "--to", "json", "--jobs", "0").status == 64)
+    }
+
+    static func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+        }
+    }
+
+    @Test func convertKeepsFoldersWhenNamesCollide() throws {
+        let play = try Playground()
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("week1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("week2"), withIntermediateDirectories: true)
+        try play.write("week1/vocab.csv", "chat,cat\n")
+        try play.write("week2/vocab.csv", "chien,dog\nmaison,house\n")
+        try play.write("other.csv", "un,one\n")
+        let result = try play.run("convert", "week1/vocab.csv", "week2/vocab.csv", "other.csv", "--to", "json", "--out-dir", "out", "--jobs", "1")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.contains { $0.contains("/week1/vocab.csv -> ") && $0.hasSuffix("/out/week1/vocab.json (1 card)") })
+        #expect(lines.contains { $0.contains("/week2/vocab.csv -> ") && $0.hasSuffix("/out/week2/vocab.json (2 cards)") })
+        #expect(lines.contains { $0.contains("/other.csv -> ") && $0.hasSuffix("/out/other.json (1 card)") })  // no collision: no folder
+        let one = try String(contentsOf: play.url.appendingPathComponent("out/week1/vocab.json"), encoding: .utf8)
+        let two = try String(contentsOf: play.url.appendingPathComponent("out/week2/vocab.json"), encoding: .utf8)
+        #expect(one.contains("chat") && !one.contains("chien"))
+        #expect(two.contains("chien") && !two.contains("chat"))
+        #expect(!play.exists("out/vocab.json"))
+
+        // Outputs that would still collide: refused before anything is written, naming both inputs.
+        try play.write("week1/vocab.tsv", "a\tb\n")
+        let refused = try play.run("convert", "week1", "--to", "json", "--out-dir", "fresh")
+        #expect(refused.status == 73)
+        #expect(refused.stderr.contains("week1/vocab.csv and "))
+        #expect(refused.stderr.contains("week1/vocab.tsv would both be written to"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.appendingPathComponent("fresh").path).isEmpty)
+        let twice = try play.run("convert", "other.csv", "other.csv", "--to", "json")
+        #expect(twice.status == 73)
+        #expect(!play.exists("other.json"))
+    }
+
+    @Test func convertSkipsOrReplacesExistingOutputs() throws {
+        let play = try Playground()
+        try play.write("a.csv", "chat,cat\n")
+        try play.write("b.csv", "chien,dog\n")
+        try play.write("a.json", "old")
+        let plain = try play.run("convert", "a.csv", "b.csv", "--to", "json", "--jobs", "1")
+        #expect(plain.status == 1)
+        #expect(plain.stdout.contains("failed "))
+        #expect(plain.stdout.contains("a.json: already exists"))
+        #expect(try String(contentsOf: play.url.appendingPathComponent("a.json"), encoding: .utf8) == "old")
+        #expect(play.exists("b.json"))
+
+        let skipped = try play.run("convert", "a.csv", "b.csv", "--to", "json", "--skip-existing", "--json")
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let lines = try Self.jsonLines(skipped.stdout)
+        #expect(lines.count == 3)
+        #expect(lines.dropLast().allSatisfy { $0["skipped"] as? Bool == true && $0["ok"] as? Bool == true })
+        #expect(lines.last?["skipped"] as? Int == 2)
+        #expect(try String(contentsOf: play.url.appendingPathComponent("a.json"), encoding: .utf8) == "old")
+
+        let forced = try play.run("convert", "a.csv", "--to", "json", "--force")
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try String(contentsOf: play.url.appendingPathComponent("a.json"), encoding: .utf8).contains("chat"))
+        #expect(try play.run("convert", "a.csv", "--to", "sampledeck").status == 0)
+        try play.write("a.csv", "chat,cat\nchien,dog\n")
+        let deck = try play.run("convert", "a.csv", "--to", "sampledeck", "--force")
+        #expect(deck.status == 0, "\(deck.stderr)")
+        #expect(deck.stdout.hasSuffix("a.sampledeck (2 cards)\n"))
+        #expect(try play.run("check", "a.sampledeck").status == 0)
+        #expect(try play.run("convert", "a.csv", "--to", "json", "--force", "--skip-existing").status == 64)
+        // Nothing staged is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: play.url.path).filter { $0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test func convertReadsFilesFromAListAndReportsFailuresAsJSONLines() throws {
+        let play = try Playground()
+        try play.write("a.csv", "chat,cat\n")
+        try play.write("b.csv", "chien,dog\n")
+        try play.write("broken.apkg", "not a zip")
+        try play.write("list.txt", "a.csv\n\nbroken.apkg\r\n")
+        let result = try play.run("convert", "--files-from", "-", "--to", "json", "--out-dir", "out", "--json",
+                                  stdin: "a.csv\nbroken.apkg\nb.csv")
+        #expect(result.status == 1)
+        #expect(result.stderr == "deck: error: 1 of 3 inputs failed\n")
+        let lines = try Self.jsonLines(result.stdout)
+        #expect(lines.count == 4)
+        func line(_ name: String) -> [String: Any]? {
+            lines.dropLast().first { ($0["input"] as? String)?.hasSuffix("/" + name) == true }
+        }
+        #expect(line("a.csv")?["ok"] as? Bool == true)
+        #expect(line("a.csv")?["cards"] as? Int == 1)
+        #expect((line("a.csv")?["output"] as? String)?.hasSuffix("/out/a.json") == true)
+        #expect(line("b.csv")?["ok"] as? Bool == true)
+        #expect(line("broken.apkg")?["ok"] as? Bool == false)
+        #expect((line("broken.apkg")?["error"] as? String)?.contains("broken.apkg") == true)
+        #expect(lines.last?["summary"] as? Bool == true)
+        #expect(lines.last?["converted"] as? Int == 2)
+        #expect(lines.last?["failed"] as? Int == 1)
+        #expect(play.exists("out/a.json") && play.exists("out/b.json") && !play.exists("out/broken.json"))
+
+        let fromFile = try play.run("convert", "b.csv", "--files-from", "list.txt", "--to", "tsv")
+        #expect(fromFile.status == 1)
+        #expect(fromFile.stdout.split(separator: "\n").count == 3)
+        #expect(play.exists("a.tsv") && play.exists("b.tsv"))
+        #expect(try play.run("convert", "--files-from", "missing.txt", "--to", "json").status == 66)
+        #expect(try play.run("convert", "--to", "json").status == 64)
     }
 }

@@ -12,7 +12,7 @@ import Testing
         let before = try packageSnapshot(scratch.file("Rich.sampledeck"))
         let out = scratch.file("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
-        let results = DeckConverter(target: target, outputDirectory: out, jobs: 1).run([scratch.file("Rich.sampledeck")])
+        let results = try DeckConverter(target: target, outputDirectory: out, jobs: 1).run([scratch.file("Rich.sampledeck")])
         let result = try #require(results.first)
         #expect(result.succeeded, "\(result.error ?? "")")
         #expect(result.cards == 5)
@@ -28,7 +28,7 @@ import Testing
         for name in Fixtures.ankiPackages {
             try FileManager.default.copyItem(at: Fixtures.anki(name), to: scratch.file(name))
         }
-        let results = DeckConverter(target: target, jobs: 2).run(DeckConverter.expand([scratch.url.path]))
+        let results = try DeckConverter(target: target, jobs: 2).run(DeckConverter.expand([scratch.url.path]))
         #expect(results.count == 4)
         for result in results {
             #expect(result.succeeded, "\(result.error ?? "")")
@@ -69,7 +69,7 @@ import Testing
         try Data("exists".utf8).write(to: scratch.file("taken.json"))
         try FileManager.default.copyItem(at: Fixtures.anki("genanki-legacy.apkg"), to: scratch.file("taken.apkg"))
         let inputs = ["bad.apkg", "good.apkg", "missing.apkg", "taken.apkg"].map(scratch.file)
-        let results = DeckConverter(target: .json, jobs: 2).run(inputs)
+        let results = try DeckConverter(target: .json, jobs: 2).run(inputs)
         #expect(results.map(\.succeeded) == [false, true, false, false])
         #expect(results[0].error?.contains("bad.apkg") == true)
         #expect(results[2].error?.contains("no such file") == true)
@@ -79,6 +79,22 @@ import Testing
         // Nothing half-written or staged is left behind.
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
         #expect(names.filter { $0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test func planKeepsFoldersOfCollidingNamesAndRefusesWhatStillCollides() throws {
+        let out = URL(fileURLWithPath: "/tmp/out")
+        let converter = DeckConverter(target: .json, outputDirectory: out, jobs: 1)
+        let inputs = ["/data/a/week1/vocab.csv", "/data/b/week2/vocab.apkg", "/data/a/other.csv", "/data/a/x/vocab.tsv"]
+            .map { URL(fileURLWithPath: $0) }
+        #expect(try converter.plan(inputs).map(\.path)
+                == ["/tmp/out/a/week1/vocab.json", "/tmp/out/b/week2/vocab.json", "/tmp/out/other.json", "/tmp/out/a/x/vocab.json"])
+        #expect(try DeckConverter(target: .json, jobs: 1).plan(inputs).map(\.path)
+                == ["/data/a/week1/vocab.json", "/data/b/week2/vocab.json", "/data/a/other.json", "/data/a/x/vocab.json"])
+        let same = ["/data/a/vocab.csv", "/data/a/vocab.tsv"].map { URL(fileURLWithPath: $0) }
+        #expect(throws: ConversionPlanError(first: "/data/a/vocab.csv", second: "/data/a/vocab.tsv", output: "/tmp/out/vocab.json")) {
+            try converter.plan(same)
+        }
+        #expect(throws: ConversionPlanError.self) { try DeckConverter(target: .json, jobs: 1).plan(same) }
     }
 
     @Test func expandFindsConvertibleFilesInFolders() throws {

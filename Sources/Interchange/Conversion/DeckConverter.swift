@@ -7,8 +7,10 @@ public struct ConversionResult: Sendable, Hashable, Codable {
     public var input: String
     /// The file or package written, when the conversion succeeded.
     public var output: String?
-    /// Whether it succeeded.
+    /// Whether it succeeded (a skipped input counts as succeeded).
     public var succeeded: Bool
+    /// Whether it was skipped because its output already existed (``DeckConverter/existing`` `.skip`).
+    public var skipped: Bool
     /// What went wrong (`path: reason`), when it failed.
     public var error: String?
     /// Cards converted.
@@ -17,10 +19,12 @@ public struct ConversionResult: Sendable, Hashable, Codable {
     public var seconds: Double
 
     /// Creates a result.
-    public init(input: String, output: String? = nil, succeeded: Bool, error: String? = nil, cards: Int = 0, seconds: Double = 0) {
+    public init(input: String, output: String? = nil, succeeded: Bool, skipped: Bool = false, error: String? = nil, cards: Int = 0,
+                seconds: Double = 0) {
         self.input = input
         self.output = output
         self.succeeded = succeeded
+        self.skipped = skipped
         self.error = error
         self.cards = cards
         self.seconds = seconds
@@ -32,8 +36,14 @@ public struct ConversionResult: Sendable, Hashable, Codable {
 /// Each input (a `.sampledeck` package or its zip archive, or a csv/tsv/json/apkg/colpkg file)
 /// is read — files are first imported into a temporary deck — and written as ``target`` next to it or in
 /// ``outputDirectory``, named after it (`French.apkg` → `French.json`). Outputs are written
-/// under a temporary name and renamed when complete; an existing output is never replaced;
-/// inputs are only read. A failed input does not stop the others.
+/// under a temporary name and moved into place when complete; an existing output is replaced only
+/// when ``existing`` is `.replace`; inputs are only read. A failed input does not stop the others.
+///
+/// Names that would collide are planned before anything is written (``plan(_:)``): in
+/// ``outputDirectory``, inputs whose outputs would share a name keep their folders relative to
+/// the deepest folder they share (`week1/vocab.csv`, `week2/vocab.csv` → `out/week1/vocab.json`,
+/// `out/week2/vocab.json`); outputs that would still collide (the same input twice, `vocab.csv` and
+/// `vocab.tsv` side by side) make the run refuse with ``ConversionPlanError``, naming both inputs.
 ///
 /// ```swift
 /// let converter = DeckConverter(target: .json, outputDirectory: out, jobs: 2)
@@ -50,14 +60,63 @@ public struct DeckConverter: Sendable {
     public var jobs: Int
     /// For JSON outputs: embed media bytes.
     public var embedsMedia: Bool
+    /// What to do when an output already exists.
+    public var existing: ExistingOutput
+
+    /// What to do when an input's output already exists.
+    public enum ExistingOutput: Sendable, Hashable {
+        /// The input fails ("already exists"); the output is left alone.
+        case fail
+        /// The input is skipped (reported as skipped, not failed) without being read.
+        case skip
+        /// The output is replaced by the new one.
+        case replace
+    }
 
     /// Creates a converter.
     public init(target: InterchangeFormat, outputDirectory: URL? = nil, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                embedsMedia: Bool = false) {
+                embedsMedia: Bool = false, existing: ExistingOutput = .fail) {
         self.target = target
         self.outputDirectory = outputDirectory
         self.jobs = max(1, jobs)
         self.embedsMedia = embedsMedia
+        self.existing = existing
+    }
+
+    /// The output each input is written to, in input order, before anything is written: beside
+    /// the input, or in ``outputDirectory`` named after it; inputs whose outputs would share a name
+    /// keep their folders relative to the deepest folder those inputs share.
+    ///
+    /// - Throws: ``ConversionPlanError`` when two inputs would still be written to the same path.
+    public func plan(_ inputs: [URL]) throws -> [URL] {
+        let fileName: (URL) -> String = { Self.baseName(of: $0) + "." + target.fileExtension }
+        var outputs = inputs.map { input in
+            (outputDirectory ?? input.deletingLastPathComponent()).appendingPathComponent(fileName(input))
+        }
+        if let outputDirectory {
+            let groups = Dictionary(grouping: inputs.indices, by: { outputs[$0].standardizedFileURL.path })
+            for (_, indices) in groups where indices.count > 1 {
+                let folders = indices.map { inputs[$0].standardizedFileURL.deletingLastPathComponent().pathComponents }
+                var shared = folders[0].count
+                for folder in folders.dropFirst() {
+                    shared = min(shared, zip(folders[0], folder).prefix { $0 == $1 }.count)
+                }
+                for (index, folder) in zip(indices, folders) {
+                    var output = outputDirectory
+                    for component in folder.dropFirst(shared) { output.appendPathComponent(component, isDirectory: true) }
+                    outputs[index] = output.appendingPathComponent(fileName(inputs[index]))
+                }
+            }
+        }
+        var seen: [String: Int] = [:]
+        for (index, output) in outputs.enumerated() {
+            let key = output.standardizedFileURL.path
+            if let first = seen[key] {
+                throw ConversionPlanError(first: inputs[first].path, second: inputs[index].path, output: output.path)
+            }
+            seen[key] = index
+        }
+        return outputs
     }
 
     /// The inputs named by `paths`: files and packages as given; folders searched (sorted, hidden
@@ -106,9 +165,14 @@ public struct DeckConverter: Sendable {
         return name
     }
 
-    /// Converts every input on ``jobs`` threads; `onResult` is called (from any thread, one
-    /// call at a time) as each finishes, with its index. Returns the results in input order.
-    public func run(_ inputs: [URL], onResult: @escaping @Sendable (Int, ConversionResult) -> Void = { _, _ in }) -> [ConversionResult] {
+    /// Converts every input on ``jobs`` threads, each to its output in ``plan(_:)``; `onResult` is
+    /// called (from any thread, one call at a time) as each finishes, with its index. Returns the
+    /// results in input order.
+    ///
+    /// - Throws: ``ConversionPlanError`` before anything is written when two outputs would collide.
+    public func run(_ inputs: [URL], onResult: @escaping @Sendable (Int, ConversionResult) -> Void = { _, _ in })
+        throws -> [ConversionResult] {
+        let outputs = try plan(inputs)
         let state = RunState(count: inputs.count)
         let group = DispatchGroup()
         let workers = min(jobs, max(inputs.count, 1))
@@ -116,7 +180,7 @@ public struct DeckConverter: Sendable {
             group.enter()
             let thread = Thread { [self] in
                 while let index = state.nextIndex() {
-                    let result = convert(inputs[index])
+                    let result = convert(inputs[index], to: outputs[index])
                     state.record(result, at: index, onResult: onResult)
                 }
                 group.leave()
@@ -128,15 +192,22 @@ public struct DeckConverter: Sendable {
         return state.finished()
     }
 
-    /// Converts one input.
-    public func convert(_ input: URL) -> ConversionResult {
+    /// Converts one input to `output` (by default its output when converted alone).
+    public func convert(_ input: URL, to output: URL? = nil) -> ConversionResult {
         let start = Date()
         var result = ConversionResult(input: input.path, succeeded: false)
+        let output = output ?? (outputDirectory ?? input.deletingLastPathComponent())
+            .appendingPathComponent(Self.baseName(of: input) + "." + target.fileExtension)
         do {
-            let (output, cards) = try convertThrowing(input)
-            result.output = output.path
-            result.cards = cards
-            result.succeeded = true
+            if existing == .skip, FileManager.default.fileExists(atPath: output.path) {
+                result.output = output.path
+                result.succeeded = true
+                result.skipped = true
+            } else {
+                result.cards = try convertThrowing(input, to: output)
+                result.output = output.path
+                result.succeeded = true
+            }
         } catch {
             result.error = String(describing: error)
         }
@@ -144,7 +215,7 @@ public struct DeckConverter: Sendable {
         return result
     }
 
-    private func convertThrowing(_ input: URL) throws -> (URL, Int) {
+    private func convertThrowing(_ input: URL, to output: URL) throws -> Int {
         let fileManager = FileManager.default
         guard fileManager.fileExists(atPath: input.path) else {
             throw InterchangeError(.missing, path: input.path, reason: "no such file")
@@ -160,10 +231,14 @@ public struct DeckConverter: Sendable {
             throw InterchangeError(.unsupported, path: input.path, reason: "cannot convert to \(target.rawValue)")
         }
         let base = Self.baseName(of: input)
-        let folder = outputDirectory ?? input.deletingLastPathComponent()
-        let output = folder.appendingPathComponent(base + "." + target.fileExtension)
-        if fileManager.fileExists(atPath: output.path) {
+        let folder = output.deletingLastPathComponent()
+        if existing != .replace, fileManager.fileExists(atPath: output.path) {
             throw InterchangeError(.cannotCreate, path: output.path, reason: "already exists")
+        }
+        do {
+            try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw InterchangeError(.cannotCreate, path: folder.path, reason: "cannot create the output folder")
         }
         let staging = folder.appendingPathComponent(".\(base).converting-\(UUID().uuidString)", isDirectory: true)
         do {
@@ -194,26 +269,76 @@ public struct DeckConverter: Sendable {
         }
         defer { try? document.close() }
         let cards = try document.cardCount()
+        let staged = staging.appendingPathComponent(output.lastPathComponent)
         switch target {
         case .sampledeck:
-            let package: URL
             if let stagedPackage {
-                package = stagedPackage
+                try document.close()
+                guard rename(stagedPackage.path, staged.path) == 0 else {
+                    throw InterchangeError(.io, path: staged.path, reason: "cannot stage the deck: \(String(cString: strerror(errno)))")
+                }
             } else {
-                package = staging.appendingPathComponent(base + "." + DeckDocument.packageExtension)
-                try document.copyPackage(to: package)
-            }
-            try document.close()
-            guard rename(package.path, output.path) == 0 else {
-                throw InterchangeError(errno == EEXIST || errno == ENOTEMPTY ? .cannotCreate : .io, path: output.path,
-                                       reason: "cannot move the deck into place: \(String(cString: strerror(errno)))")
+                try document.copyPackage(to: staged)
+                try document.close()
             }
         case .zip:
-            try document.archive(to: output, format: .zip)
+            try document.archive(to: staged, format: .zip)
         default:
-            try DeckInterchange.export(document, format: target, to: output, embedsMedia: embedsMedia)
+            try DeckInterchange.export(document, format: target, to: staged, embedsMedia: embedsMedia)
         }
-        return (output, cards)
+        try publish(staged, at: output, staging: staging)
+        return cards
+    }
+
+    /// Moves the complete output `staged` to `output`: without replacing anything (`link(2)` for a
+    /// file, `rename(2)` for a package, which fails on a non-empty folder), or, for ``existing``
+    /// `.replace`, over the old output (a file atomically; a package by moving the old one aside).
+    private func publish(_ staged: URL, at output: URL, staging: URL) throws {
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: staged.path, isDirectory: &isDirectory)
+        func failure(_ what: String) -> InterchangeError {
+            let code = errno
+            return InterchangeError(code == EEXIST || code == ENOTEMPTY ? .cannotCreate : .io, path: output.path,
+                                    reason: code == EEXIST || code == ENOTEMPTY ? "already exists" : "\(what): \(String(cString: strerror(code)))")
+        }
+        if existing == .replace {
+            if isDirectory.boolValue, FileManager.default.fileExists(atPath: output.path) {
+                let old = staging.appendingPathComponent("replaced", isDirectory: true)
+                guard rename(output.path, old.path) == 0 else { throw failure("cannot move the old output aside") }
+                guard rename(staged.path, output.path) == 0 else {
+                    let error = failure("cannot move the output into place")
+                    _ = rename(old.path, output.path)
+                    throw error
+                }
+            } else {
+                guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the output into place") }
+            }
+            return
+        }
+        if isDirectory.boolValue {
+            guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the deck into place") }
+        } else if link(staged.path, output.path) != 0 {
+            // A file system without hard links: check, then rename (racy, but checked once already).
+            guard errno == EPERM || errno == ENOTSUP || errno == EXDEV else { throw failure("cannot move the output into place") }
+            if FileManager.default.fileExists(atPath: output.path) {
+                throw InterchangeError(.cannotCreate, path: output.path, reason: "already exists")
+            }
+            guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the output into place") }
+        }
+    }
+}
+
+/// Two inputs of one run would be written to the same output; nothing was written.
+public struct ConversionPlanError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The first input, as given.
+    public var first: String
+    /// The other input.
+    public var second: String
+    /// The output both would be written to.
+    public var output: String
+
+    public var description: String {
+        "\(first) and \(second) would both be written to \(output); convert them separately or in separate --out-dir folders"
     }
 }
 
