@@ -50,7 +50,7 @@ public struct DeckTool: ParsableCommand {
     static var versionText: String {
         let format = DeckManifest.currentFormatVersion
         return "deck \(version)\nsampledeck format: reads and writes version \(format); "
-            + (format > 1 ? "versions 1 to \(format - 1) are upgraded by deck migrate" : "no older version exists")
+            + (format == 1 ? "version 0 is" : "versions 0 to \(format - 1) are") + " upgraded by deck migrate"
     }
 
     @Option(name: .customLong("generate-manpages"), help: .hidden)

@@ -7,7 +7,11 @@ import Testing
         let play = try Playground()
         let version = try play.run("--version")
         #expect(version.status == 0)
-        #expect(version.stdout.first?.isNumber == true)
+        let lines = version.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("deck ") == true)
+        #expect(lines.first?.dropFirst(5).first?.isNumber == true, "deck <version>")
+        #expect(lines.dropFirst().first?.hasPrefix("sampledeck format: reads and writes version ") == true)
+        #expect(version.stdout.contains("upgraded by deck migrate"))
         let help = try play.run("--help")
         #expect(help.status == 0)
         for name in ["create", "info", "add", "list", "search", "edit", "rm", "open", "check", "import", "archive", "unarchive"] {

@@ -25,7 +25,7 @@ extension ParsableCommand {
     /// with its code; a thrown ``ExitCode`` exits quietly; any other error prints its
     /// description and exits 1. Control characters in every error message are escaped
     /// (``Swift/StringProtocol/escapingControlCharacters()``), so an error is one line. When the
-    /// command line asks for JSON (`--json`, `--format json`), a command's failure is instead one
+    /// command line asks for JSON (`--json`, or `--format json` where `--format` names the output), a command's failure is instead one
     /// JSON object on standard error: `{"error": {"message": …, "status": 66, "path": …}}`. Standard output is flushed before returning; a failure to
     /// write it turns success into status 74 (a command that already failed keeps its status
     /// and its one error line).
@@ -36,7 +36,7 @@ extension ParsableCommand {
     public static func main(_ arguments: [String]?, terminal: Terminal) async -> ExitCode {
         let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
         return await Terminal.$current.withValue(terminal) {
-            var status = await execute(arguments, terminal: terminal)
+            var (status, formatOptionNamesOutput) = await execute(arguments, terminal: terminal)
             do throws(StreamError) {
                 try terminal.stdout.flush()
             } catch {
@@ -44,7 +44,7 @@ extension ParsableCommand {
                 // same failure, met by its own write): a second line would only repeat it.
                 // A reader that closed the pipe early wanted no more: no error.
                 if status.isSuccess, error.code != EPIPE {
-                    terminal.stderr.write(asksForJSON(arguments)
+                    terminal.stderr.write(asksForJSON(arguments, formatOptionNamesOutput: formatOptionNamesOutput)
                         ? jsonError(error, diagnosis: ("\(commandName): error: \(error.message)", true, .ioError), root: commandName) + "\n"
                         : "\(commandName): error: \(error.message.escapingControlCharacters())\n")
                     status = .ioError
@@ -54,42 +54,47 @@ extension ParsableCommand {
         }
     }
 
-    private static func execute(_ arguments: [String], terminal: Terminal) async -> ExitCode {
+    private static func execute(_ arguments: [String], terminal: Terminal) async -> (ExitCode, formatOptionNamesOutput: Bool) {
         var path = CommandPath(root: self)
-        var running = false
+        var running: (any ParsableCommand.Type)?
         do {
             switch try CommandParser(root: self).parse(arguments) {
             case .help(let helpPath):
                 terminal.stdout.write(HelpGenerator(path: helpPath, width: terminal.width).render())
-                return .success
+                return (.success, true)
             case .version(let version):
                 terminal.stdout.write(version + "\n")
-                return .success
+                return (.success, true)
             case .run(var command, let commandPath):
                 path = commandPath
-                running = true
+                running = type(of: command)
                 try await command.run()
-                return .success
+                return (.success, type(of: command).formatOptionNamesOutput)
             }
         } catch {
             let diagnosis = diagnose(error, path: path, width: terminal.width)
             // A command that runs with --json reports its failure as JSON; a command line that
             // does not parse is told so in text, with its usage.
-            if running, diagnosis.isError, !diagnosis.text.isEmpty, asksForJSON(arguments) {
+            if let running, diagnosis.isError, !diagnosis.text.isEmpty,
+               asksForJSON(arguments, formatOptionNamesOutput: running.formatOptionNamesOutput) {
                 terminal.stderr.write(jsonError(error, diagnosis: diagnosis, root: path.root.commandName) + "\n")
             } else if !diagnosis.text.isEmpty {
                 let stream = diagnosis.isError ? terminal.stderr : terminal.stdout
                 stream.write(diagnosis.text + "\n")
             }
-            return diagnosis.exitCode
+            return (diagnosis.exitCode, running?.formatOptionNamesOutput ?? true)
         }
     }
 
-    /// Whether the command line asks for JSON (`--json`, `--format json`, `--format=json`):
-    /// then an error is one JSON object on standard error instead of a line of text.
-    static func asksForJSON(_ arguments: [String]) -> Bool {
+    /// Whether the command line asks for JSON (`--json`; `--format json` or `--format=json`
+    /// when the command's `--format` names its output, see
+    /// ``ParsableCommand/formatOptionNamesOutput``): then an error is one JSON object on
+    /// standard error instead of a line of text.
+    static func asksForJSON(_ arguments: [String], formatOptionNamesOutput: Bool = true) -> Bool {
         let options = arguments.prefix { $0 != "--" }
-        if options.contains("--json") || options.contains("--format=json") { return true }
+        if options.contains("--json") { return true }
+        guard formatOptionNamesOutput else { return false }
+        if options.contains("--format=json") { return true }
         return zip(options, options.dropFirst()).contains { $0 == "--format" && $1 == "json" }
     }
 

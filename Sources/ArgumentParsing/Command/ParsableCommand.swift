@@ -29,11 +29,20 @@ public protocol ParsableCommand: ParsableArguments {
     /// exit quietly, ``ValidationError`` for a usage mistake found late. The default shows
     /// the command's help (what a command with subcommands does when none is named).
     mutating func run() async throws
+
+    /// Whether the command's `--format` option names the format of what it prints, so that
+    /// `--format json` asks for JSON output (and errors as JSON, as `--json` does). A
+    /// command whose `--format` names the format of a file it reads or writes (`export
+    /// --format json -o cards.json`) returns `false`: its errors stay lines of text.
+    /// The default is `true`.
+    static var formatOptionNamesOutput: Bool { get }
 }
 
 extension ParsableCommand {
     /// An empty configuration: the command's name is its type's name in kebab case.
     public static var configuration: CommandConfiguration { CommandConfiguration() }
+
+    public static var formatOptionNamesOutput: Bool { true }
 
     /// Shows the command's help (by throwing ``CleanExit/helpRequest(_:)``).
     public mutating func run() async throws {

@@ -20,6 +20,9 @@ struct ConvertCommand: ParsableCommand {
         }
     }
 
+    /// `--format` names the file format written or read, not what is printed.
+    static let formatOptionNamesOutput = false
+
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert many decks between formats, several at a time.",

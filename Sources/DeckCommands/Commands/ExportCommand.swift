@@ -19,6 +19,9 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
+    /// `--format` names the file format written or read, not what is printed.
+    static let formatOptionNamesOutput = false
+
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a deck's cards as CSV, TSV, JSON, an Anki package or an HTML page.",

@@ -20,6 +20,9 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
+    /// `--format` names the file format written or read, not what is printed.
+    static let formatOptionNamesOutput = false
+
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add the cards of CSV, TSV, JSON or Anki files to a deck.",

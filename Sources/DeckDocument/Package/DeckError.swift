@@ -43,9 +43,9 @@ public struct DeckError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String { "\(path): \(reason)" }
 
     /// The kind for a failure of SQLite or the persistence layer on a deck's store: ``Kind/io``
-    /// for a full disk or a failed read or write, ``Kind/inUse`` for a lock held by another
-    /// connection, ``Kind/corrupt`` otherwise (a damaged store, one that doesn't fit the
-    /// models, a store that is a directory or can't be opened).
+    /// for a full disk, a failed read or write or a file that can't be opened,
+    /// ``Kind/inUse`` for a lock held by another connection, ``Kind/corrupt`` otherwise
+    /// (a damaged store, a store that doesn't fit the models).
     static func kind(of error: any Error) -> Kind {
         let database: DatabaseError? = switch error {
         case let error as DatabaseError: error
@@ -54,7 +54,7 @@ public struct DeckError: Error, CustomStringConvertible, Sendable, Equatable {
         }
         guard let database else { return .corrupt }
         switch database.code {
-        case DatabaseError.full, DatabaseError.ioError: return .io
+        case DatabaseError.full, DatabaseError.ioError, DatabaseError.cantOpen: return .io
         case DatabaseError.busy, DatabaseError.locked: return .inUse
         default: return .corrupt
         }
