@@ -88,6 +88,39 @@ import Testing
         #expect(errors.text.hasPrefix("\rReading 1234 "))
     }
 
+    @Test func namesItsUnitAndShowsRateAndTimeLeftAfterASecond() {
+        let (terminal, _, _) = Terminal.capturing(width: 100, environment: ["NO_COLOR": "1"], isTerminal: true)
+        let files = ProgressBar(total: 40, label: "Converting", unit: .count("file", "files"), terminal: terminal)
+        #expect(files.render(completed: 10).contains("] 25% 10/40 files "))
+        #expect(!files.render(completed: 10, elapsed: .milliseconds(900)).contains("/s"), "no rate before a second")
+        let later = files.render(completed: 10, elapsed: .seconds(2))
+        #expect(later.contains("25% 10/40 files 5.0 files/s 6s left"), "\(later)")
+        #expect(!files.render(completed: 40, elapsed: .seconds(8)).contains("left"), "nothing left when done")
+
+        let bytes = ProgressBar(total: 26 << 20, label: "Importing", unit: .bytes, terminal: terminal)
+        let line = bytes.render(completed: 10 << 20, elapsed: .seconds(4))
+        #expect(line.contains("] 38% 10.0/26.0 MiB 2.5 MiB/s 6s left"), "\(line)")
+        #expect(bytes.render(completed: 0).contains("0% 0.0/26.0 MiB"))
+        #expect(ProgressBar(total: 512, unit: .bytes, terminal: terminal).render(completed: 100).contains("100/512 B"))
+        #expect(ProgressBar(total: nil, unit: .bytes, terminal: terminal).render(completed: 3 << 30, elapsed: .seconds(3))
+            .hasPrefix("3.0 GiB 1.0 GiB/s"))
+        #expect(ProgressBar(total: 1, unit: .count("file", "files"), terminal: terminal).render(completed: 0).contains("0/1 file "))
+    }
+
+    @Test func aNarrowTerminalKeepsTheBarAndDropsTheRate() {
+        let (terminal, _, _) = Terminal.capturing(width: 40, environment: ["NO_COLOR": "1"], isTerminal: true)
+        let line = ProgressBar(total: 26 << 20, label: "Importing", unit: .bytes, terminal: terminal)
+            .render(completed: 10 << 20, elapsed: .seconds(4))
+        #expect(line.contains("["), "\(line)")
+        #expect(!line.contains("/s"), "\(line)")
+        #expect(line.count == 39)
+    }
+
+    @Test(arguments: [(0.4, "<1s"), (42, "42s"), (185, "3m 05s"), (7620, "2h 07m"), (.infinity, "?")])
+    func timeLeftReadsAsAPersonWouldSayIt(_ seconds: Double, _ expected: String) {
+        #expect(ProgressBar.duration(seconds) == expected)
+    }
+
     @Test func safeFromConcurrentTasks() async {
         let (terminal, _, errors) = Terminal.capturing(environment: ["NO_COLOR": "1"], isTerminal: true)
         let progress = ProgressBar(total: 400, terminal: terminal, minimumInterval: .seconds(3600))

@@ -181,6 +181,23 @@ import Testing
         #expect(result.status == 64, "\(result.transcript)")
     }
 
+    @Test func exportOfABinaryFormatRefusesATerminalButTextIsShown() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "D.sampledeck").status == 0)
+        #expect(try play.run("add", "D.sampledeck", "--front", "chat", "--back", "cat").status == 0)
+        let binary = try PseudoTerminal.run(["export", "D.sampledeck", "-o", "-", "--format", "apkg"], in: play.url, steps: [
+            PseudoTerminal.Step(expect: "refusing to write a binary apkg package to a terminal"),
+        ])
+        #expect(binary.status == 64, "\(binary.transcript)")
+        #expect(!binary.transcript.contains("PK"), "no zip bytes reached the terminal")
+        let text = try PseudoTerminal.run(["export", "D.sampledeck", "-o", "-", "--format", "tsv"], in: play.url, steps: [
+            PseudoTerminal.Step(expect: "chat"),
+        ])
+        #expect(text.status == 0, "\(text.transcript)")
+        let piped = try play.run("export", "D.sampledeck", "-o", "-", "--format", "apkg")
+        #expect(piped.status == 0, "a pipe takes the package: \(piped.stderr)")
+    }
+
     @Test func aProgressBarOnATerminalForLargeDecks() throws {
         let play = try Playground()
         #expect(try play.run("create", "Big.sampledeck").status == 0)
@@ -194,6 +211,7 @@ import Testing
         ])
         #expect(shown.status == 0, "\(shown.transcript)")
         #expect(shown.transcript.contains("Archiving ["), "\(shown.transcript)")
+        #expect(shown.transcript.contains(" MiB"), "the bar counts bytes in binary units: \(shown.transcript)")
         let quiet = try PseudoTerminal.run(["archive", "Big.sampledeck", "-o", "b.tar.gz", "--no-progress"], in: play.url, steps: [
             PseudoTerminal.Step(expect: "archived Big.sampledeck to b.tar.gz", timeout: 30),
         ])

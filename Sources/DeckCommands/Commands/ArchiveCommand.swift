@@ -108,9 +108,9 @@ final class ArchiveProgress {
     func report(_ done: Int64, _ total: Int64) {
         guard enabled else { return }
         if bar == nil, total >= Self.threshold {
-            bar = ProgressBar(total: Int(total >> 10), label: label)
+            bar = ProgressBar(total: Int(total), label: label, unit: .bytes)
         }
-        bar?.update(completed: Int(done >> 10))
+        bar?.update(completed: Int(done))
     }
 
     func finish() { bar?.finish() }

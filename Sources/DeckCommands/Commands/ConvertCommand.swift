@@ -120,7 +120,7 @@ struct ConvertCommand: ParsableCommand {
         let converter = DeckConverter(target: to.interchangeFormat, outputDirectory: outputDirectory,
                                       jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, embedsMedia: embedMedia,
                                       existing: force ? .replace : skipExisting ? .skip : .fail)
-        let progress = ProgressBar(total: urls.count, label: "Converting", isEnabled: !output.noProgress && !output.quiet)
+        let progress = ProgressBar(total: urls.count, label: "Converting", unit: .count("file", "files"), isEnabled: !output.noProgress && !output.quiet)
         let (json, quiet) = (output.json, output.quiet)
         let results: [ConversionResult]
         do {

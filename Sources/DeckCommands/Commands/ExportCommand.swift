@@ -67,7 +67,10 @@ struct ExportCommand: ParsableCommand {
     init() {}
 
     func validate() throws {
-        _ = try resolvedFormat()
+        let format = try resolvedFormat()
+        if outputFile == "-", format.isBinary, Terminal.current.stdout.isTerminal {
+            throw ValidationError("refusing to write a binary \(format.rawValue) package to a terminal; redirect standard output or give -o <file>")
+        }
     }
 
     func resolvedFormat() throws -> InterchangeFormat {

@@ -107,7 +107,7 @@ struct ImportCommand: ParsableCommand {
     private func importAll(into document: DeckDocument, adoptsTitle: Bool) throws -> ImportSummary {
         var total = ImportSummary()
         let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber)?.intValue ?? 0 }
-        let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Importing",
+        let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Importing", unit: .bytes,
                                    isEnabled: !output.noProgress && !output.quiet)
         defer { progress.finish() }
         var completed = 0

@@ -44,6 +44,9 @@ public enum InterchangeFormat: String, CaseIterable, Sendable, Codable {
     /// Whether cards can be imported from this format into a deck.
     public var isImportable: Bool { [.csv, .tsv, .json, .apkg, .colpkg].contains(self) }
 
+    /// Whether files in this format are binary (zip containers), not text a terminal can show.
+    public var isBinary: Bool { [.zip, .apkg, .colpkg].contains(self) }
+
     /// Whether a deck can be exported to this format.
     public var isExportable: Bool { [.csv, .tsv, .json, .apkg, .html].contains(self) }
 }
