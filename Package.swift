@@ -121,7 +121,7 @@ let package = Package(
         // A hand-written argument parser in swift-argument-parser's shape, with help and man pages.
         .target(name: "ArgumentParsing"),
         // The `deck` subcommands, testable in-process.
-        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety"]),
+        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety", "Scheduling"]),
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
-        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing"]),
+        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling"]),
         // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
         .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "FileSafety"]),
     ],

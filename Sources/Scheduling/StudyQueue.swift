@@ -101,6 +101,13 @@ public struct StudyQueue: Sendable, Hashable {
         public var learning: Int
         /// Reviews.
         public var review: Int
+
+        /// Counts.
+        public init(new: Int, learning: Int, review: Int) {
+            self.new = new
+            self.learning = learning
+            self.review = review
+        }
     }
 
     /// Intraday learning cards due today, seen ones first, then by due time.
