@@ -50,6 +50,7 @@ let package = Package(
         .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "CardTemplates", targets: ["CardTemplates"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "Study", targets: ["Study"]),
         .executable(name: "deck", targets: ["deck"]),
     ] + swiftDataProducts,
     targets: [
@@ -121,6 +122,8 @@ let package = Package(
         // A hand-written argument parser in swift-argument-parser's shape, with help and man pages.
         .target(name: "ArgumentParsing"),
         // The `deck` subcommands, testable in-process.
+        // Studying a deck: queues, rendering and answers on a version 2 store, through Scheduling.
+        .target(name: "Study", dependencies: ["DeckDocument", "Persistence", "Scheduling", "CardTemplates"]),
         .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety", "Scheduling"]),
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
@@ -148,6 +151,7 @@ let package = Package(
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
+        .testTarget(name: "StudyTests", dependencies: ["Study", "DeckDocument", "Persistence", "Scheduling"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling"]),
         // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
         .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "FileSafety"]),

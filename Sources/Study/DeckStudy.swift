@@ -1,0 +1,356 @@
+import CardTemplates
+import DeckDocument
+import Foundation
+import Persistence
+import Scheduling
+
+/// Studying a format version 2 deck: today's queue of a deck and its subdecks, each card
+/// rendered as its note type says, the four buttons with their next intervals, and answers
+/// saved with their review row in one save, as Anki's v3 scheduler does it (see
+/// docs/SCHEDULING.md for the algorithms and how they are checked against Anki and `fsrs`).
+///
+/// It works on a model context of the deck's store, so an app uses it on its own context and
+/// `deck study`, `deck review` and `deck due` on the document's.
+///
+/// ```swift
+/// let study = DeckStudy(context: document.mainContext)
+/// var queue = try study.queue(deck: "Languages::Japanese", at: .now)
+/// if let entry = queue.next(at: now), let card = try study.card(entry.cardID) {
+///     let buttons = try study.preview(card, at: .now)      // "<1m", "<10m", "1d", "4d"
+///     try study.answer(card, rating: .good, at: .now, timeTaken: 4200)
+/// }
+/// ```
+public struct DeckStudy {
+    public typealias Card = DeckSchemaV2.Card
+    public typealias Deck = DeckSchemaV2.Deck
+
+    /// The context answers are saved in.
+    public let context: ModelContext
+    /// Interval fuzz (``Fuzz/seeded``; ``Fuzz/off`` for `--no-fuzz` and tests).
+    public var fuzz: Fuzz
+    /// The local offset from UTC in seconds, for the day boundary.
+    public var utcOffset: Int
+
+    /// Study on `context`, a context of a format version 2 store.
+    public init(context: ModelContext, fuzz: Fuzz = .seeded, utcOffset: Int = TimeZone.current.secondsFromGMT()) {
+        self.context = context
+        self.fuzz = fuzz
+        self.utcOffset = utcOffset
+    }
+
+    // MARK: The deck's scheduling values
+
+    /// The day boundary: the deck's day zero and "next day starts at" hour.
+    public func timing() throws -> SchedulingTiming {
+        let info = try context.fetch(FetchDescriptor<DeckSchemaV2.DeckInfo>()).first
+        return SchedulingTiming(creation: info?.dayZero ?? 0, utcOffset: utcOffset, rolloverHour: info?.dayStartsAt ?? 4)
+    }
+
+    /// The scheduler for this deck.
+    public func scheduler() throws -> Scheduler {
+        Scheduler(timing: try timing(), fuzz: fuzz)
+    }
+
+    /// The card's scheduling state, column for column.
+    public static func state(of card: Card) -> CardSchedulingState {
+        CardSchedulingState(
+            type: CardType(rawValue: card.type.rawValue) ?? .new,
+            queue: CardQueue(rawValue: card.queue.rawValue) ?? .new,
+            due: card.due, interval: card.interval, easeFactor: card.easeFactor, reps: card.repetitions,
+            lapses: card.lapses, remainingSteps: card.remainingSteps,
+            memory: card.stability.flatMap { stability in card.difficulty.map { MemoryState(stability: stability, difficulty: $0) } },
+            desiredRetention: card.desiredRetention, lastReview: card.lastReview,
+            originalPosition: card.originalPosition.flatMap { Int(exactly: $0) })
+    }
+
+    /// Writes `state` into the card's columns.
+    static func apply(_ state: CardSchedulingState, to card: Card) {
+        card.type = DeckSchemaV2.CardType(rawValue: state.type.rawValue) ?? .new
+        card.queue = DeckSchemaV2.CardQueue(rawValue: state.queue.rawValue) ?? .new
+        card.due = state.due
+        card.interval = state.interval
+        card.easeFactor = state.easeFactor
+        card.repetitions = state.reps
+        card.lapses = state.lapses
+        card.remainingSteps = state.remainingSteps
+        card.stability = state.memory?.stability
+        card.difficulty = state.memory?.difficulty
+        card.desiredRetention = state.desiredRetention
+        card.lastReview = state.lastReview
+        card.originalPosition = state.originalPosition.map(Int64.init)
+    }
+
+    /// The scheduling preset of a deck's options (the defaults when it has none: FSRS-6,
+    /// desired retention 0.9, steps 1m 10m, relearning 10m).
+    /// - Throws: ``StudyError`` for steps or FSRS parameters the preset holds that can't be used.
+    public static func preset(of deck: Deck?) throws -> SchedulingPreset {
+        guard let preset = deck?.preset else { return .default }
+        let options = try jsonObject(preset.ankiOptions, field: "ankiOptions", preset: preset.name)
+        func option(_ key: String) -> Int? { (options[key] as? NSNumber)?.intValue }
+        let weights = try numbers(preset.fsrsParameters, field: "fsrsParameters", preset: preset.name)
+        let parameters: FSRSParameters
+        do {
+            parameters = try FSRSParameters(weights)
+        } catch {
+            throw StudyError("preset \(preset.name): fsrsParameters can't be used (\(error))")
+        }
+        return SchedulingPreset(
+            name: preset.name, newCardsPerDay: preset.newPerDay, reviewsPerDay: preset.reviewsPerDay,
+            learningSteps: try numbers(preset.learningSteps, field: "learningSteps", preset: preset.name),
+            relearningSteps: try numbers(preset.relearningSteps, field: "relearningSteps", preset: preset.name),
+            fsrsEnabled: preset.usesFSRS, fsrsParameters: parameters, desiredRetention: preset.desiredRetention,
+            historicalRetention: (options["sm2Retention"] as? NSNumber)?.doubleValue ?? 0.9,
+            maximumInterval: preset.maximumInterval, graduatingInterval: preset.graduatingInterval,
+            easyInterval: preset.easyInterval, initialEase: Double(preset.startingEase) / 1000,
+            easyMultiplier: preset.easyBonus, hardMultiplier: preset.hardMultiplier,
+            intervalMultiplier: preset.intervalMultiplier, lapseMultiplier: preset.lapseMultiplier,
+            minimumLapseInterval: preset.minimumLapseInterval, leechThreshold: preset.leechThreshold,
+            leechAction: option("leechAction").flatMap(SchedulingPreset.LeechAction.init(rawValue:)) ?? .tagOnly,
+            buryNew: preset.buryNewSiblings, buryReviews: preset.buryReviewSiblings,
+            buryInterdayLearning: preset.buryInterdaySiblings,
+            newCardOrder: option("newSortOrder").flatMap(SchedulingPreset.NewCardOrder.init(rawValue:)) ?? .template,
+            newMix: option("newMix").flatMap(SchedulingPreset.Mix.init(rawValue:)) ?? .mixWithReviews,
+            interdayLearningMix: option("interdayLearningMix").flatMap(SchedulingPreset.Mix.init(rawValue:)) ?? .mixWithReviews)
+    }
+
+    private static func json(_ text: String, field: String, preset: String) throws -> Any {
+        do {
+            return try JSONSerialization.jsonObject(with: Data(text.utf8))
+        } catch {
+            throw StudyError("preset \(preset): \(field) is not JSON")
+        }
+    }
+
+    private static func jsonObject(_ text: String, field: String, preset: String) throws -> [String: Any] {
+        guard let object = try json(text, field: field, preset: preset) as? [String: Any] else {
+            throw StudyError("preset \(preset): \(field) is not a JSON object")
+        }
+        return object
+    }
+
+    private static func numbers(_ text: String, field: String, preset: String) throws -> [Double] {
+        guard let array = try json(text, field: field, preset: preset) as? [Any] else {
+            throw StudyError("preset \(preset): \(field) is not a JSON array of numbers")
+        }
+        return try array.map { value in
+            guard let number = value as? NSNumber, number.doubleValue.isFinite else {
+                throw StudyError("preset \(preset): \(field) holds \(value), not a number")
+            }
+            return number.doubleValue
+        }
+    }
+
+    // MARK: Cards
+
+    /// The card with id `id`, or nil.
+    public func card(_ id: Int64) throws -> Card? {
+        try context.fetch(FetchDescriptor<Card>()).first { $0.id == id }
+    }
+
+    /// The card's question and answer as terminal text: rendered from its note type's template
+    /// (cloze gaps, `{{FrontSide}}`, conditionals), HTML made plain, images and sounds named.
+    public static func render(_ card: Card) -> (question: String, answer: String) {
+        guard let note = card.note, let type = note.noteType else { return ("(the card has no note)", "") }
+        let layout = NoteLayout(
+            name: type.name, kind: type.kind == .cloze ? .cloze : .standard,
+            fieldNames: type.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name),
+            templates: type.templates.sorted { $0.ordinal < $1.ordinal }.map {
+                CardLayout(name: $0.name, questionFormat: $0.questionFormat, answerFormat: $0.answerFormat)
+            },
+            css: type.css)
+        let rendered = layout.render(ordinal: card.ordinal, fieldValues: note.fields,
+                                     context: CardContext(tags: note.tags.map(\.name), deckName: card.deck?.name ?? "",
+                                                          flag: card.flag, cardID: card.id))
+        return (FieldText.terminalText(fromHTML: rendered.question), FieldText.terminalText(fromHTML: rendered.answer))
+    }
+
+    /// The four buttons for `card` shown at `time`: Again to Easy with their intervals.
+    public func preview(_ card: Card, at time: Date) throws -> [Scheduler.ButtonPreview] {
+        try scheduler().preview(Self.state(of: card), at: time, preset: Self.preset(of: card.deck), cardID: card.id)
+    }
+
+    /// Answers `card` with `rating` at `time`, `timeTaken` milliseconds after it was shown:
+    /// its new state, a review row, the `leech` tag when it became one, siblings buried as its
+    /// preset says, in one save (one undo group when the context records undo).
+    /// - Returns: the scheduler's answer (the new state and the review row).
+    /// - Throws: ``SchedulingError`` for a card that can't be answered (in a preview queue),
+    ///   ``StudyError`` for a preset that can't be used, the store's error.
+    @discardableResult
+    public func answer(_ card: Card, rating: Rating, at time: Date, timeTaken: Int = 0) throws -> Scheduler.Answer {
+        let preset = try Self.preset(of: card.deck)
+        let before = Self.state(of: card)
+        let answer = try scheduler().answer(before, rating: rating, at: time, preset: preset, cardID: card.id, timeTaken: timeTaken)
+        // One undo group, closed before the save so that the save stores what it holds.
+        context.beginUndoGrouping()
+        var grouping = true
+        defer { if grouping { context.endUndoGrouping() } }
+        Self.apply(answer.state, to: card)
+        card.modified = time
+        let review = DeckSchemaV2.Review(time: answer.log.id, rating: answer.log.ease, interval: answer.log.interval,
+                                         lastInterval: answer.log.lastInterval, easeFactor: answer.log.factor,
+                                         duration: answer.log.time,
+                                         kind: DeckSchemaV2.ReviewKind(rawValue: answer.log.kind.rawValue) ?? .review)
+        context.insert(review)
+        review.card = card
+        if answer.becameLeech, let note = card.note, !note.tags.contains(where: { $0.name.lowercased() == "leech" }) {
+            let tag = try context.fetch(FetchDescriptor<DeckSchemaV2.Tag>()).first { $0.name.lowercased() == "leech" }
+                ?? { let made = DeckSchemaV2.Tag(name: "leech"); context.insert(made); return made }()
+            note.tags.append(tag)
+            note.modified = time
+        }
+        let bury = SiblingBurying.queuesToBury(afterAnswering: before.queue, preset: preset)
+        if !bury.isEmpty, let note = card.note {
+            for sibling in note.cards where sibling.id != card.id {
+                if let queue = CardQueue(rawValue: sibling.queue.rawValue), bury.contains(queue) {
+                    sibling.queue = .buriedSibling
+                    sibling.modified = time
+                }
+            }
+        }
+        context.endUndoGrouping()
+        grouping = false
+        try context.save()
+        return answer
+    }
+
+    // MARK: Queues
+
+    /// The deck named `name` (full name, `::` between levels; case ignored), or nil.
+    public func deck(named name: String) throws -> Deck? {
+        let wanted = name.lowercased()
+        return try context.fetch(FetchDescriptor<Deck>()).first { $0.name.lowercased() == wanted }
+    }
+
+    /// Today's queue of the deck named `deckName` and its subdecks (all decks when nil), built
+    /// at `time` as Anki builds it: learning cards due now, reviews due today, new cards within
+    /// the daily limits (less what the review log shows was done today), sibling burying.
+    /// - Throws: ``StudyError`` for an unknown deck or an unusable preset; the store's error.
+    public func queue(deck deckName: String? = nil, at time: Date) throws -> StudyQueue {
+        let timing = try timing()
+        let decks = try context.fetch(FetchDescriptor<Deck>()).filter { $0.kind == .normal }
+        let root: Int64
+        var tree: [Deck]
+        if let deckName {
+            guard let found = decks.first(where: { $0.name.lowercased() == deckName.lowercased() }) else {
+                throw StudyError("no deck named \(deckName)")
+            }
+            root = found.id
+            let prefix = found.name.lowercased() + "::"
+            tree = decks.filter { $0.id == found.id || $0.name.lowercased().hasPrefix(prefix) }
+        } else {
+            root = 0
+            tree = decks
+        }
+        tree.sort { Self.rank($0.name) < Self.rank($1.name) }
+        let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
+        let dayStart = (today.nextDayAt - 86_400) * 1000
+        var studyDecks = try tree.map { deck in
+            let done = Self.doneToday(in: deck, since: dayStart)
+            return StudyDeck(id: deck.id, parentID: parentID(of: deck, among: tree) ?? (deckName == nil ? 0 : nil),
+                             preset: try Self.preset(of: deck), newStudiedToday: done.new, reviewsStudiedToday: done.reviews)
+        }
+        if deckName == nil {
+            // All decks: a root above the top-level decks whose own limits don't bind.
+            let unbounded = SchedulingPreset(newCardsPerDay: Int.max / 4, reviewsPerDay: Int.max / 4)
+            studyDecks.append(StudyDeck(id: 0, preset: studyDecks.first?.preset.withLimits(of: unbounded) ?? unbounded))
+        }
+        var builder = try StudyQueueBuilder(root: root, decks: studyDecks, timing: timing, at: time)
+        var candidates: [(phase: Int, deckRank: Int, candidate: StudyCandidate)] = []
+        for (rank, deck) in tree.enumerated() {
+            for card in deck.cards {
+                guard let queue = CardQueue(rawValue: card.queue.rawValue) else { continue }
+                let phase: Int
+                switch queue {
+                case .learning, .preview:
+                    guard card.due < today.nextDayAt else { continue }
+                    phase = 0
+                case .dayLearning:
+                    guard card.due <= today.day else { continue }
+                    phase = 1
+                case .review:
+                    guard card.due <= today.day else { continue }
+                    phase = 2
+                case .new: phase = 3
+                case .suspended, .siblingBuried, .manuallyBuried: continue
+                }
+                candidates.append((phase, phase == 3 ? rank : 0, StudyCandidate(
+                    id: card.id, noteID: card.note?.id ?? 0, deckID: deck.id, queue: queue, due: card.due,
+                    reps: card.repetitions, templateIndex: card.ordinal)))
+            }
+        }
+        candidates.sort {
+            ($0.phase, $0.deckRank, $0.candidate.due, $0.candidate.templateIndex, $0.candidate.id)
+                < ($1.phase, $1.deckRank, $1.candidate.due, $1.candidate.templateIndex, $1.candidate.id)
+        }
+        for candidate in candidates where !builder.add(candidate.candidate) { break }
+        return builder.build()
+    }
+
+    /// A deck's full name as Anki sorts deck names: levels separated by U+001F.
+    static func rank(_ name: String) -> String {
+        name.lowercased().replacingOccurrences(of: "::", with: "\u{1F}")
+    }
+
+    private func parentID(of deck: Deck, among decks: [Deck]) -> Int64? {
+        guard let range = deck.name.range(of: "::", options: .backwards) else { return nil }
+        let parent = deck.name[..<range.lowerBound].lowercased()
+        return decks.first { $0.name.lowercased() == parent }?.id
+    }
+
+    /// New cards introduced and reviews done in `deck` since `start` (milliseconds), from the
+    /// review log: a new card's first answer is a learning row with no previous interval.
+    static func doneToday(in deck: Deck, since start: Int64) -> (new: Int, reviews: Int) {
+        var new = 0, reviews = 0
+        for card in deck.cards {
+            for review in card.reviews where review.time >= start {
+                if review.kind == .learn, review.lastInterval == 0 { new += 1 }
+                if review.kind == .review { reviews += 1 }
+            }
+        }
+        return (new, reviews)
+    }
+
+    /// The cards of the deck (and subdecks; all decks when nil) that are due at `time`:
+    /// learning cards due by then, reviews and interday learning due today, and new cards.
+    public func dueCards(deck deckName: String? = nil, at time: Date) throws -> [Card] {
+        let timing = try timing()
+        let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
+        let now = Int64(time.timeIntervalSince1970.rounded(.down))
+        var decks = try context.fetch(FetchDescriptor<Deck>())
+        if let deckName {
+            let name = deckName.lowercased()
+            decks = decks.filter { $0.name.lowercased() == name || $0.name.lowercased().hasPrefix(name + "::") }
+            if decks.isEmpty { throw StudyError("no deck named \(deckName)") }
+        }
+        return decks.flatMap(\.cards).filter { card in
+            switch card.queue {
+            case .new: true
+            case .learning, .preview: card.due <= now
+            case .review, .dayLearning: card.due <= today.day
+            case .suspended, .buriedSibling, .buriedManually: false
+            }
+        }.sorted { ($0.queue.rawValue, $0.due, $0.id) < ($1.queue.rawValue, $1.due, $1.id) }
+    }
+}
+
+extension DeckSchemaV2.Deck {
+    /// The deck's key in the store.
+    var id: Int64 { persistentModelID.primaryKey }
+}
+
+extension SchedulingPreset {
+    /// This preset with the daily limits of `other`.
+    func withLimits(of other: SchedulingPreset) -> SchedulingPreset {
+        var copy = self
+        copy.newCardsPerDay = other.newCardsPerDay
+        copy.reviewsPerDay = other.reviewsPerDay
+        return copy
+    }
+}
+
+/// A deck that can't be studied as asked: an unknown deck, a preset whose values can't be used.
+public struct StudyError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
