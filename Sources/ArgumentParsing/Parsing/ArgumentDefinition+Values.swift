@@ -8,7 +8,11 @@ extension ArgumentDefinition {
     ) -> ArgumentDefinition {
         ArgumentDefinition(
             kind: kind, help: help,
-            update: .value { text, _ in Element(argument: text) },
+            update: .value { text, value in
+                guard let element = Element(argument: text) else { return false }
+                value = element
+                return true
+            },
             initial: initial,
             defaultValueDescription: initial?.defaultValueDescription,
             allValues: Element.allValueStrings,
@@ -21,9 +25,10 @@ extension ArgumentDefinition {
     ) -> ArgumentDefinition {
         ArgumentDefinition(
             kind: kind, help: help,
-            update: .value { text, _ in
-                guard let element = Element(argument: text) else { return nil }
-                return Optional.some(element) as Any  // stored as `Element?`, the property's type
+            update: .value { text, value in
+                guard let element = Element(argument: text) else { return false }
+                value = Optional.some(element) as Any  // stored as `Element?`, the property's type
+                return true
             },
             initial: .some(initial as Any),  // present even when `nil`: an optional is never required
             defaultValueDescription: initial?.defaultValueDescription,
@@ -40,9 +45,13 @@ extension ArgumentDefinition {
         }
         return ArgumentDefinition(
             kind: kind, help: help,
-            update: .value { text, current in
-                guard let element = Element(argument: text) else { return nil }
-                return ((current as? [Element]) ?? []) + [element]
+            update: .value { text, value in
+                guard let element = Element(argument: text) else { return false }
+                var elements = (value as? [Element]) ?? []
+                value = nil  // the array's only other reference: the append below is in place
+                elements.append(element)
+                value = elements
+                return true
             },
             initial: initial,
             defaultValueDescription: defaultDescription,

@@ -29,8 +29,9 @@ struct ArgumentDefinition {
 
     /// How a token changes the stored value.
     enum Update {
-        /// Parse a value; returns `nil` when the text is not valid. Receives the value so far.
-        case value((_ text: String, _ current: Any?) -> Any?)
+        /// Parse a value into `value` (the value so far, nil at first); returns false when the
+        /// text is not valid. In place, so that collecting n repeated values costs n, not n².
+        case value((_ text: String, _ value: inout Any?) -> Bool)
         /// A flag was given (`isOn`), or its inverted spelling (`!isOn`). Receives the value so far.
         case flag((_ isOn: Bool, _ current: Any?) -> Any)
     }

@@ -25,8 +25,7 @@ extension ArgumentSet {
             case .version:
                 return .version
             case .value(let definition, let text, let spelling):
-                values[definition.key] = try Self.value(of: text, for: definition, label: "\(spelling) <\(definition.valueName)>",
-                                                   current: values[definition.key])
+                try Self.update(&values, with: text, for: definition, label: "\(spelling) <\(definition.valueName)>")
             case .flag(let definition, let isOn):
                 if case .flag(let update) = definition.update {
                     values[definition.key] = update(isOn, values[definition.key])
@@ -41,10 +40,11 @@ extension ArgumentSet {
             let label = "<\(definition.valueName)>"
             if definition.isRepeating {
                 while let text = remaining.popFirst() {
-                    values[definition.key] = try Self.value(of: text, for: definition, label: label, current: values[definition.key])
+                    try Self.update(&values, with: text, for: definition, label: label)
                 }
             } else if let text = remaining.popFirst() {
-                values[definition.key] = try Self.value(of: text, for: definition, label: label, current: nil)
+                values[definition.key] = nil
+                try Self.update(&values, with: text, for: definition, label: label)
             }
         }
 
@@ -64,12 +64,15 @@ extension ArgumentSet {
         return .values(values)
     }
 
-    private static func value(
-        of text: String, for definition: ArgumentDefinition, label: String, current: Any?
-    ) throws(ParserError.Reason) -> Any {
-        guard case .value(let update) = definition.update, let value = update(text, current) else {
+    /// Parses `text` into the value of `definition` in `values` (taken out while it is updated,
+    /// so that a repeated option's array is appended to in place).
+    private static func update(
+        _ values: inout [InputKey: Any], with text: String, for definition: ArgumentDefinition, label: String
+    ) throws(ParserError.Reason) {
+        var value = values.removeValue(forKey: definition.key)
+        guard case .value(let update) = definition.update, update(text, &value) else {
             throw .invalidValue(text, label: label, allowedValues: definition.allValues)
         }
-        return value
+        values[definition.key] = value
     }
 }

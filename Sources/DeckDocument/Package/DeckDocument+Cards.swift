@@ -22,12 +22,29 @@ extension DeckDocument {
     }
 
     /// The tag models for names, fetched or created (one per distinct non-empty name).
+    ///
+    /// Cost: a fetch per name for a few names; for more than ``tagsFetchedByName``, one fetch of
+    /// every tag instead (a fetch also tests each pending new tag, so a fetch per name made
+    /// 20,000 new tags quadratic: minutes).
     public func tagModels(named names: [String]) throws -> [Tag] {
         var result: [Tag] = []
         var seen: Set<String> = []
+        let known: [String: Tag]? = names.count > Self.tagsFetchedByName ? try tagsByName() : nil
+        var created: [String: Tag] = [:]
         for raw in names {
             let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, seen.insert(name).inserted else { continue }
+            if let known {
+                if let existing = known[name] ?? created[name] {
+                    result.append(existing)
+                } else {
+                    let tag = Tag(name: name)
+                    mainContext.insert(tag)
+                    created[name] = tag
+                    result.append(tag)
+                }
+                continue
+            }
             var descriptor = FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name })
             descriptor.fetchLimit = 1
             if let existing = try mainContext.fetch(descriptor).first {
@@ -40,6 +57,9 @@ extension DeckDocument {
         }
         return result
     }
+
+    /// Up to this many names, ``tagModels(named:)`` fetches each tag by name.
+    static let tagsFetchedByName = 64
 
     /// The card with a numeric id (its row key), or nil.
     public func card(id: Int64) throws -> Card? {

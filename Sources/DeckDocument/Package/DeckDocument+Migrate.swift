@@ -64,7 +64,14 @@ extension DeckDocument {
                 defer { db.close() }
                 try db.trustSchema()  // the store was built just now, by us
                 try db.transaction(.immediate) {
+                    // Indexed once at the end, not by the triggers row by row: through them, each
+                    // tag link of a card rewrote its whole index row (20,000 tags on a card: minutes).
+                    for statement in DeckStore.searchDDL {
+                        if let trigger = DeckStore.triggerName(of: statement) { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(trigger))") }
+                    }
                     try insertVersion0(rows, title: title, into: db)
+                    for statement in DeckStore.searchDDL { try db.execute(statement) }
+                    try DeckStore.rebuildSearch(db)
                 }
             } else {
                 // A private copy of the version 1 store (a consistent snapshot through SQLite's

@@ -399,7 +399,7 @@ public final class DeckDocument {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
         if mainContext.hasChanges {
-            try mainContext.save()
+            try saveIndexingTagLinksOncePerCard()
         }
         addedMediaFiles.removeAll()
         var updated = manifest
@@ -407,6 +407,38 @@ public final class DeckDocument {
         updated.generator = DeckManifest.generatorName
         try AtomicFile.write(try updated.encoded(), to: url.appendingPathComponent(Self.manifestName))
         manifest = updated
+    }
+
+    /// Saves ``mainContext`` in a savepoint during which the index's tag-link triggers are
+    /// suspended (``DeckStore/suspendTagLinkIndexing(_:)``): each card whose tag links changed
+    /// gets its index row rewritten once, not once per link (linking a card to 20,000 tags
+    /// through the triggers was quadratic: minutes). The triggers are back before the savepoint
+    /// is released, so the file never lacks them; a failed save rolls everything back.
+    func saveIndexingTagLinksOncePerCard() throws {
+        try container.withDatabase(for: Card.self) { db in
+            try db.execute("SAVEPOINT deck_save")
+            do {
+                try DeckStore.suspendTagLinkIndexing(db)
+            } catch {
+                try? db.execute("ROLLBACK TO deck_save")
+                try? db.execute("RELEASE deck_save")
+                throw error
+            }
+        }
+        do {
+            try mainContext.save()
+            try container.withDatabase(for: Card.self) { db in
+                try DeckStore.finishTagLinkIndexing(db)
+                try db.execute("RELEASE deck_save")
+            }
+        } catch {
+            try? container.withDatabase(for: Card.self) { db in
+                try db.execute("ROLLBACK TO deck_save")
+                try db.execute("RELEASE deck_save")
+                try DeckStore.dropTagLinkRecorders(db)
+            }
+            throw error
+        }
     }
 
     /// Saves pending changes (read-write), checkpoints the store into one file and releases

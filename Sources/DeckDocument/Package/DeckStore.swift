@@ -68,6 +68,55 @@ enum DeckStore {
         """,
     ]
 
+    /// The triggers that keep the index's `tags` column in step with `Card_tags`: each link row
+    /// inserted or deleted rewrites its card's whole index row (all its tag names), so a save
+    /// that links one card to n tags through them costs n² (20,000 tags took minutes).
+    /// ``indexingTagLinksOncePerCard(_:_:)`` suspends them for a save.
+    static let tagLinkTriggers = ["Card_tags_search_insert", "Card_tags_search_delete"]
+
+    /// The TEMP table (of the writer's connection only; nothing of it reaches the file) that
+    /// collects the cards whose tag links a save changes while ``tagLinkTriggers`` are suspended.
+    static let retaggedTable = "CardSearchRetagged"
+
+    /// Suspends ``tagLinkTriggers`` inside the caller's savepoint: drops them and records, through
+    /// TEMP triggers of this connection, which cards gain or lose tag links. Call
+    /// ``finishTagLinkIndexing(_:)`` before releasing the savepoint (or roll it back, which
+    /// restores the triggers; the TEMP objects are removed by the next call either way).
+    static func suspendTagLinkIndexing(_ db: Database) throws {
+        try dropTagLinkRecorders(db)
+        try db.execute("CREATE TEMP TABLE \(quoteIdentifier(retaggedTable)) (\"pk\" INTEGER PRIMARY KEY)")
+        for (event, row) in [("INSERT", "new"), ("DELETE", "old")] {
+            try db.execute("""
+                CREATE TEMP TRIGGER "\(retaggedTable)_\(event.lowercased())" AFTER \(event) ON main."Card_tags" BEGIN
+                  INSERT OR IGNORE INTO \(quoteIdentifier(retaggedTable)) ("pk") VALUES (\(row)."source");
+                END
+                """)
+        }
+        for name in tagLinkTriggers { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(name))") }
+    }
+
+    /// Ends ``suspendTagLinkIndexing(_:)``: rewrites the `tags` of each recorded card's index row
+    /// once (cards without a row, deleted or not indexed yet, are left alone as the triggers
+    /// would have left them), restores ``tagLinkTriggers`` from ``searchDDL`` and removes the
+    /// TEMP objects. Cost: one index row per changed card plus its tag count.
+    static func finishTagLinkIndexing(_ db: Database) throws {
+        try db.execute("""
+            UPDATE "CardSearch" SET tags = coalesce((SELECT group_concat(t."name", ' ') FROM "Card_tags" j JOIN "Tag" t ON t."pk" = j."target" \
+            WHERE j."source" = "CardSearch".rowid), '')
+            WHERE rowid IN (SELECT "pk" FROM temp.\(quoteIdentifier(retaggedTable)))
+            """)
+        for statement in searchDDL where triggerName(of: statement).map(tagLinkTriggers.contains) == true {
+            try db.execute(statement)
+        }
+        try dropTagLinkRecorders(db)
+    }
+
+    /// Removes the TEMP table and triggers of ``suspendTagLinkIndexing(_:)`` if present.
+    static func dropTagLinkRecorders(_ db: Database) throws {
+        for event in ["insert", "delete"] { try db.execute("DROP TRIGGER IF EXISTS temp.\"\(retaggedTable)_\(event)\"") }
+        try db.execute("DROP TABLE IF EXISTS temp.\(quoteIdentifier(retaggedTable))")
+    }
+
     /// The trigger a statement of ``searchDDL`` creates, or nil for the table itself.
     static func triggerName(of statement: String) -> String? {
         guard let start = statement.range(of: "CREATE TRIGGER IF NOT EXISTS \"") else { return nil }
