@@ -8,6 +8,9 @@ import SQLite
 /// `fields`, `templates` and `decks` tables, whose configuration is protobuf). Queries never sort
 /// or compare on Anki's `unicase` collation, which plain SQLite lacks.
 package final class AnkiCollection {
+    /// The latest Unix time (seconds) a collection's dates may hold: the end of year 9999.
+    package static let maximumTime: Int64 = 253_402_300_799
+
     /// The newest collection schema this reader understands.
     package static let newestSchema = 18
 
@@ -178,6 +181,11 @@ package final class AnkiCollection {
         }
         guard let result else {
             throw AnkiError(.corruptCollection, path: label, reason: "the col table is empty")
+        }
+        // Due days count from it: a value beyond any date would overflow every day number.
+        guard (0...maximumTime).contains(result.1) else {
+            throw AnkiError(.corruptCollection, path: label,
+                            reason: "col.crt \(result.1) is out of range (a Unix time in seconds from 1970 to 9999)")
         }
         return result
     }

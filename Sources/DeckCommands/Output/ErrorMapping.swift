@@ -44,7 +44,8 @@ enum ErrorMapping {
             case .alreadyExists, .readOnly: .cantCreate
             case .inUse, .io: .ioError
             }
-            return CommandFailure(code, path: path ?? error.path, reason: error.reason)
+            // Bad data names the deck that holds it, not the file being written from it.
+            return CommandFailure(code, path: error.kind == .corrupt ? error.path : path ?? error.path, reason: error.reason)
         case let error as DatabaseError:
             return CommandFailure(databaseExitCode(error), path: path, reason: error.description)
         case let error as PersistenceError:

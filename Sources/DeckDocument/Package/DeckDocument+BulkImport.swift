@@ -137,8 +137,12 @@ public final class BulkImport {
     /// ``MediaReference/fileName``; add them with ``DeckDocument/addMedia(_:originalName:mime:)``
     /// first) and its review history. The card and reviews are spent afterwards: they are not
     /// registered in any context (fetch the card to work with it).
-    /// - Throws: the store's error.
+    /// - Throws: ``DeckError`` `corrupt` for a value outside ``CardValueLimits``; the store's error.
     public func add(_ card: Card, tags: [String] = [], media: [String] = [], reviews: [Review] = []) throws {
+        // Importers check their inputs (naming the file's field); this is the deck's own last word.
+        if let field = CardValueLimits.problem(of: card) ?? reviews.lazy.compactMap(CardValueLimits.problem(of:)).first {
+            throw DeckError(path: document.url.path, reason: "an imported card's \(field) is out of range", kind: .corrupt)
+        }
         if !reviews.isEmpty { card.reviews = reviews }
         let key = try batch.insertReturningKey(card)
         if !tags.isEmpty { try links.tag(key, with: tags) }
@@ -217,12 +221,22 @@ struct BulkLinkWriter {
     /// Tags the card `card` with `names` (empty and repeated names ignored); written with the next group.
     mutating func tag(_ card: Int64, with names: [String]) throws {
         let first = tagLinks.count
+        // The card is new: only its own repeated names could collide. A few tags are compared
+        // directly; many through a set (a scan per tag made 20,000 tags on a card quadratic).
+        var seen: Set<Int64>? = names.count > Self.tagsComparedDirectly ? [] : nil
         for name in names {
-            // The card is new: only its own repeated names could collide.
-            if let key = try tagKey(name), !tagLinks[first...].contains(where: { $0.1 == key }) { tagLinks.append((card, key)) }
+            guard let key = try tagKey(name) else { continue }
+            if seen != nil {
+                if seen?.insert(key).inserted == true { tagLinks.append((card, key)) }
+            } else if !tagLinks[first...].contains(where: { $0.1 == key }) {
+                tagLinks.append((card, key))
+            }
         }
         if tagLinks.count >= Self.linksPerGroup { try flush() }
     }
+
+    /// Up to this many tags on a card are checked for repeats by comparing them (no set to build).
+    static let tagsComparedDirectly = 32
 
     /// Links the card `card` to the media files named `fileNames` (``MediaReference/fileName``
     /// of saved references; unknown names are skipped); written with the next group.

@@ -59,6 +59,17 @@ extension DeckDocument {
                 } else {
                     error("\(manifest.store): the search index table \(DeckStore.searchTable) is missing")
                 }
+                // Values no import accepts (docs/FORMAT.md, "Value ranges"); exports refuse them too.
+                for (table, column, bounds) in CardValueLimits.columns {
+                    let rows = try db.rows("""
+                        SELECT count(*), min(\(quoteIdentifier(table == "Review" ? "card" : "pk"))) FROM \(quoteIdentifier(table)) \
+                        WHERE NOT (\(quoteIdentifier(column)) BETWEEN ? AND ?)
+                        """, [bounds.0, bounds.1])
+                    if case .integer(let count)? = rows.first?.first, count > 0 {
+                        let first = rows.first.flatMap { $0.count > 1 ? $0[1] : nil }.map { "\($0)" } ?? "?"
+                        error("\(manifest.store): \(table).\(column) is out of range in \(count) row(s) (first of card \(first))")
+                    }
+                }
                 for row in try db.rows("SELECT \"fileName\", \"sha256\", \"size\" FROM \"MediaReference\" ORDER BY \"fileName\"") {
                     guard row.count == 3, case .text(let name) = row[0] else { continue }
                     let digest: String = if case .text(let d) = row[1] { d } else { "" }

@@ -75,9 +75,15 @@ extension DeckDocument {
     /// Reads the store directly (unsaved changes are not seen: save first). Tag, media and review
     /// links are read up front in three queries and kept as small values; cards are streamed one
     /// at a time, so memory grows with the number of links, not with the card text.
-    /// - Throws: the store's error, or what `body` throws (which stops the walk).
+    /// - Throws: ``DeckError`` `corrupt` naming the card and column of a value outside
+    ///   ``CardValueLimits``; the store's error, or what `body` throws (which stops the walk).
     public func forEachCardSnapshot(_ body: (CardSnapshot) throws -> Void) throws {
         try requireOpen()
+        // A store edited outside SampleDeck may hold what no import accepts (an infinite date,
+        // an ease of 1e300): refused here, naming the row, so no exporter converts it.
+        func outOfRange(_ what: String) -> DeckError {
+            DeckError(path: url.path, reason: "\(what) is out of range", kind: .corrupt)
+        }
         try container.withDatabase(for: Card.self) { db in
             var tags: [Int64: [String]] = [:]
             let tagRows = try db.prepare("""
@@ -96,9 +102,14 @@ extension DeckDocument {
                 ORDER BY "card", "date", "pk"
                 """)
             while try reviewRows.step() {
-                reviews[reviewRows.int64(at: 0), default: []].append(ReviewSnapshot(
+                let review = ReviewSnapshot(
                     date: Date(timeIntervalSince1970: reviewRows.double(at: 1)), ease: Int(reviewRows.int64(at: 2)),
-                    interval: Int(reviewRows.int64(at: 3)), duration: reviewRows.double(at: 4)))
+                    interval: Int(reviewRows.int64(at: 3)), duration: reviewRows.double(at: 4))
+                if let field = CardValueLimits.problem(reviewDate: review.date.timeIntervalSince1970, answer: review.ease,
+                                                       interval: review.interval, duration: review.duration) {
+                    throw outOfRange("Review.\(field) of a review of card \(reviewRows.int64(at: 0))")
+                }
+                reviews[reviewRows.int64(at: 0), default: []].append(review)
             }
             let cards = try db.prepare("""
                 SELECT "pk", "kind", "front", "back", "text", "created", "modified", "due", "interval", "ease", \
@@ -107,6 +118,12 @@ extension DeckDocument {
             while try cards.step() {
                 let pk = cards.int64(at: 0)
                 let kind = CardKind(rawValue: cards.string(at: 1)) ?? .basic
+                if let field = CardValueLimits.problem(
+                    created: cards.double(at: 5), modified: cards.double(at: 6), due: cards.isNull(at: 7) ? nil : cards.double(at: 7),
+                    interval: Int(cards.int64(at: 8)), ease: cards.double(at: 9),
+                    repetitions: Int(cards.int64(at: 10)), lapses: Int(cards.int64(at: 11))) {
+                    throw outOfRange("Card.\(field) of card \(pk)")
+                }
                 try body(CardSnapshot(
                     id: pk, kind: kind, front: cards.string(at: 2), back: cards.string(at: 3),
                     text: kind == .cloze && !cards.isNull(at: 4) ? cards.string(at: 4) : nil,

@@ -94,8 +94,9 @@ extension DeckDocument {
         WHERE j."source" = c."pk" ORDER BY t."name")), c."created", c."modified"
         """
 
-    /// The columns a row must hold in their storage class: a store edited outside SampleDeck
-    /// is refused as a model fetch would refuse it, never printed as if it were valid.
+    /// The columns a row must hold in their storage class, dates within ``CardValueLimits/dates``:
+    /// a store edited outside SampleDeck is refused as a model fetch would refuse it, never
+    /// printed as if it were valid (nor formatted from an infinite date).
     private static func checkStorage(_ statement: Statement) throws {
         let id = statement.int64(at: 0)
         func invalid(_ attribute: String, _ index: Int32) -> PersistenceError {
@@ -104,7 +105,8 @@ extension DeckDocument {
         for (index, name) in [(Int32(1), "kind"), (2, "front"), (3, "back")] where !statement.isText(at: index) {
             throw invalid(name, index)
         }
-        for (index, name) in [(Int32(5), "created"), (6, "modified")] where !statement.isNumber(at: index) {
+        for (index, name) in [(Int32(5), "created"), (6, "modified")]
+        where !statement.isNumber(at: index) || !CardValueLimits.dates.contains(statement.double(at: index)) {
             throw invalid(name, index)
         }
         if CardKind(rawValue: statement.string(at: 1)) == nil { throw invalid("kind", 1) }

@@ -89,7 +89,7 @@ public struct AnkiExporter: Sendable {
             case .cloze: (typeID, fields) = (Self.clozeTypeID, [card.text ?? card.front, card.back])
             }
             let note = AnkiNote(id: 0, guid: card.ankiGUID ?? "", noteTypeID: typeID,
-                                modified: Int64(card.modified.timeIntervalSince1970),
+                                modified: Int64(saturating: card.modified.timeIntervalSince1970, rounding: .down),
                                 tags: Self.ankiTags(card.tags), fields: fields)
             report.notes += 1
             if card.due == nil && card.reviews.isEmpty && card.repetitions == 0 {
@@ -113,7 +113,7 @@ public struct AnkiExporter: Sendable {
                 report.cards += 1
             }
             var previous = 0
-            let factor = Int64((card.ease * 1000).rounded())
+            let factor = Int64(saturating: card.ease * 1000)
             for review in card.reviews {
                 var entry = AnkiScheduling.ankiReview(review, cardID: firstCardID, previousInterval: previous, factor: factor)
                 while !reviewIDs.insert(entry.id).inserted { entry.id += 1 }

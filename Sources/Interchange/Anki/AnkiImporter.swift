@@ -117,6 +117,9 @@ public struct AnkiImporter: Sendable {
                     cloze.text = front
                     card = cloze
                 }
+                guard AnkiScheduling.secondsRange.contains(note.modified) else {
+                    throw InterchangeError(.malformed, path: url.path, reason: "notes.mod of note \(note.id) is out of range")
+                }
                 card.stampsModificationDate = false
                 card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
                 card.ankiGUID = note.guid.isEmpty ? nil : note.guid
@@ -130,6 +133,9 @@ public struct AnkiImporter: Sendable {
                         lastDeck = (deckID, name)
                     }
                     if deckID != 1, let name { card.deckPath = name }
+                    if let column = AnkiScheduling.outOfRangeColumn(of: firstCard, collectionCreation: creation) {
+                        throw InterchangeError(.malformed, path: url.path, reason: "cards.\(column) of card \(firstCard.id) is out of range")
+                    }
                     AnkiScheduling.apply(firstCard, collectionCreation: creation, to: card)
                 }
                 var linked: [String] = []
@@ -141,6 +147,11 @@ public struct AnkiImporter: Sendable {
                                 linked.append(reference.fileName)
                             }
                         }
+                    }
+                }
+                for review in reviews {
+                    if let column = AnkiScheduling.outOfRangeColumn(of: review) {
+                        throw InterchangeError(.malformed, path: url.path, reason: "revlog.\(column) of review \(review.id) is out of range")
                     }
                 }
                 let history = reviews.isEmpty ? [] : reviews.map(AnkiScheduling.review)

@@ -17,6 +17,43 @@ enum AnkiScheduling {
         return Date(timeIntervalSince1970: TimeInterval(modified))
     }
 
+    /// Anki's own widths for the columns an import reads (its `cards.ivl`, `due`, `reps` and
+    /// `lapses` are 32-bit, `factor` 16-bit; dates are seconds or milliseconds between 1970
+    /// and 9999): what lies outside them no Anki wrote, and would not fit ``CardValueLimits``.
+    static let int32Range = Int64(Int32.min) ... Int64(Int32.max)
+    static let countRange = 0 ... Int64(Int32.max)
+    static let factorRange: ClosedRange<Int64> = 0 ... 100_000
+    /// Dates as seconds and milliseconds: the years ``CardValueLimits/dates`` allows (our exports
+    /// write a review of year 1 as a negative `revlog.id`, and read it back).
+    static let secondsRange = Int64(CardValueLimits.dates.lowerBound) ... AnkiCollection.maximumTime
+    static let millisecondsRange = Int64(CardValueLimits.dates.lowerBound) * 1000 ... AnkiCollection.maximumTime * 1000 + 999
+    /// `revlog.time`: milliseconds, up to a day (``CardValueLimits/durations``).
+    static let answerTimeRange: ClosedRange<Int64> = 0 ... 86_400_000
+
+    /// The first column of `card` (`cards.<column>`) whose value is out of range, or nil; the
+    /// due date it gives must be a date ``CardValueLimits`` allows.
+    static func outOfRangeColumn(of card: AnkiCard, collectionCreation: Int64) -> String? {
+        if !int32Range.contains(card.interval) { return "ivl" }
+        if !int32Range.contains(card.due) { return "due" }
+        if !factorRange.contains(card.factor) { return "factor" }
+        if !countRange.contains(card.reps) { return "reps" }
+        if !countRange.contains(card.lapses) { return "lapses" }
+        if !secondsRange.contains(card.modified) { return "mod" }
+        if let due = dueDate(of: card, collectionCreation: collectionCreation),
+           !CardValueLimits.dates.contains(due.timeIntervalSince1970) { return "due" }
+        return nil
+    }
+
+    /// The first column of `review` (`revlog.<column>`) whose value is out of range, or nil.
+    static func outOfRangeColumn(of review: AnkiReview) -> String? {
+        if !millisecondsRange.contains(review.id) { return "id" }
+        if !CardValueLimits.answers.contains(review.ease) { return "ease" }
+        if !int32Range.contains(review.interval) { return "ivl" }
+        if !int32Range.contains(review.lastInterval) { return "lastIvl" }
+        if !answerTimeRange.contains(review.timeTaken) { return "time" }
+        return nil
+    }
+
     /// Copies an Anki card's scheduling onto `card`.
     static func apply(_ anki: AnkiCard, collectionCreation: Int64, to card: Card) {
         card.repetitions = Int(clamping: anki.reps)
@@ -34,7 +71,9 @@ enum AnkiScheduling {
         }
         // A day number (review, relearning, day learning, and suspended or buried cards of those).
         guard card.due > -100_000, card.due < 1_000_000 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(collectionCreation + card.due * 86_400))
+        // col.crt is within 1970–9999 (AnkiCollection checks it) and the day within ±1,000,000: no overflow.
+        let (seconds, overflow) = collectionCreation.addingReportingOverflow(card.due * 86_400)
+        return overflow ? nil : Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// A review-history entry as a ``Review``.
@@ -49,23 +88,23 @@ enum AnkiScheduling {
     static func ankiCard(for card: CardSnapshot, id: Int64, noteID: Int64, deckID: Int64, ordinal: Int,
                          collectionCreation: Int64) -> AnkiCard {
         var result = AnkiCard(id: id, noteID: noteID, deckID: deckID, ordinal: ordinal,
-                              modified: Int64(card.modified.timeIntervalSince1970))
+                              modified: Int64(saturating: card.modified.timeIntervalSince1970, rounding: .down))
         result.reps = Int64(card.repetitions)
         result.lapses = Int64(card.lapses)
         guard let due = card.due else { return result }
-        let day = Int64(((due.timeIntervalSince1970 - TimeInterval(collectionCreation)) / 86_400).rounded(.down))
+        let day = Int64(saturating: (due.timeIntervalSince1970 - TimeInterval(collectionCreation)) / 86_400, rounding: .down)
         result.type = .review
         result.queue = .review
         result.due = day
         result.interval = Int64(max(card.interval, 1))
-        result.factor = Int64((card.ease * 1000).rounded())
+        result.factor = Int64(saturating: card.ease * 1000)
         return result
     }
 
     /// A ``Review`` as an Anki review-history entry of card `cardID`.
     static func ankiReview(_ review: ReviewSnapshot, cardID: Int64, previousInterval: Int, factor: Int64) -> AnkiReview {
-        AnkiReview(id: Int64((review.date.timeIntervalSince1970 * 1000).rounded()), cardID: cardID, ease: review.ease,
+        AnkiReview(id: Int64(saturating: review.date.timeIntervalSince1970 * 1000), cardID: cardID, ease: review.ease,
                    interval: Int64(review.interval), lastInterval: Int64(previousInterval), factor: factor,
-                   timeTaken: Int64((review.duration * 1000).rounded()), kind: review.interval > 0 ? .review : .learning)
+                   timeTaken: Int64(saturating: review.duration * 1000), kind: review.interval > 0 ? .review : .learning)
     }
 }

@@ -122,9 +122,22 @@ public struct DeckJSONImporter: Sendable {
         cards.reserveCapacity(file.cards.count)
         for (index, card) in file.cards.enumerated() {
             let label = "card \(index + 1)"
-            cards.append((card, try date(card.created, "\(label) created"), try date(card.modified, "\(label) modified"),
-                          try card.due.map { try date($0, "\(label) due") },
-                          try card.reviews.map { try date($0.date, "\(label) review") }))
+            let entry = (card, try date(card.created, "\(label) created"), try date(card.modified, "\(label) modified"),
+                         try card.due.map { try date($0, "\(label) due") },
+                         try card.reviews.map { try date($0.date, "\(label) review") })
+            // Values outside what a deck holds are refused here, so no later command converts them.
+            if let field = CardValueLimits.problem(
+                created: entry.1.timeIntervalSince1970, modified: entry.2.timeIntervalSince1970, due: entry.3?.timeIntervalSince1970,
+                interval: card.interval, ease: card.ease, repetitions: card.repetitions, lapses: card.lapses) {
+                throw InterchangeError(.malformed, path: path, reason: "\(label) \(field) is out of range")
+            }
+            for (number, (review, reviewDate)) in zip(card.reviews, entry.4).enumerated() {
+                if let field = CardValueLimits.problem(reviewDate: reviewDate.timeIntervalSince1970, answer: review.ease,
+                                                       interval: review.interval, duration: review.duration) {
+                    throw InterchangeError(.malformed, path: path, reason: "\(label) review \(number + 1) \(field) is out of range")
+                }
+            }
+            cards.append(entry)
         }
 
         do {

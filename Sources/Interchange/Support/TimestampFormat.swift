@@ -1,3 +1,4 @@
+import DeckDocument
 import Foundation
 
 /// Dates as ISO 8601 UTC text with milliseconds (`2026-01-31T08:05:09.250Z`), the form the
@@ -5,7 +6,11 @@ import Foundation
 /// that millisecond, so a date read from an export formats to the same text again.
 enum TimestampFormat {
     static func string(from date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Dates reach here within CardValueLimits.dates (importers and the store's readers refuse
+        // others); bounded anyway, so that no value can make the conversion or the day arithmetic trap.
+        let seconds = date.timeIntervalSince1970
+        let bounded = seconds.isNaN ? 0 : min(max(seconds, CardValueLimits.dates.lowerBound), CardValueLimits.dates.upperBound)
+        let milliseconds = Int64((bounded * 1000).rounded())
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let millisOfDay = milliseconds - days * 86_400_000
         // Civil date from days since 1970 (Howard Hinnant's algorithm).

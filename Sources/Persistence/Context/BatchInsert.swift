@@ -207,7 +207,8 @@ public final class BatchInsert {
                 if let next = plan.keys.next {
                     key = next
                 } else {
-                    key = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0) + 1
+                    key = try Schema.Entity.key(after: db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0,
+                                                in: entity)
                 }
                 guard let statement = plan.buffer?.statement ?? plan.upsert else { return key }
                 var index: Int32 = 1
@@ -230,7 +231,8 @@ public final class BatchInsert {
                 }
                 if let buffer = plan.buffer {
                     buffer.count += 1
-                    plan.keys.next = key + 1
+                    // After the largest key the next insert asks the table again (and is refused).
+                    plan.keys.next = key == .max ? nil : key + 1
                     if buffer.count == buffer.capacity { try buffer.flush() }
                     return key
                 }
@@ -238,7 +240,7 @@ public final class BatchInsert {
                 defer { statement.reset() }
                 let stored = try statement.step() ? statement.int64(at: 0) : key
                 while try statement.step() {}
-                plan.keys.next = stored == key ? key + 1 : key
+                plan.keys.next = stored != key ? key : key == .max ? nil : key + 1
                 return stored
             }
         } catch {

@@ -253,11 +253,12 @@ extension ModelContext {
                 restored.insert(id)
                 // Keys counted up for new models start past the restored ones.
                 let largest = try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0
-                next[table] = max(next[table] ?? largest + 1, wanted + 1)
+                let afterLargest = try next[table] ?? Schema.Entity.key(after: largest, in: entity)
+                next[table] = max(afterLargest, try Schema.Entity.key(after: wanted, in: entity))
             }
         }
         var currentTable: ObjectIdentifier?
-        var key: Int64 = 1
+        var key: Int64? = 1
         assigned.reserveCapacity(assigned.count + models.count)
         for (model, entity) in models {
             if !restored.isEmpty, restored.contains(ObjectIdentifier(model)) { continue }
@@ -267,13 +268,16 @@ extension ModelContext {
                 if let known = next[table] {
                     key = known
                 } else {
-                    key = (try db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0) + 1
+                    key = try Schema.Entity.key(after: db.scalar("SELECT max(\"pk\") FROM \(quoteIdentifier(entity.tableName))", as: Int64.self) ?? 0,
+                                                in: entity)
                 }
                 currentTable = table
             }
+            // The previous model took the largest key there is: none is left for this one.
+            guard let free = key else { throw Schema.Entity.keysExhausted(entity) }
             assigned.append((model, model.persistentBackingData.primaryKey))
-            model.persistentBackingData.primaryKey = key
-            key += 1
+            model.persistentBackingData.primaryKey = free
+            key = free == .max ? nil : free + 1
         }
     }
 

@@ -258,3 +258,20 @@ private func isSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
     }
     return false
 }
+
+extension Schema.Entity {
+    /// The key a new row gets when `largest` is the largest in its table: one past it.
+    /// - Throws: ``PersistenceError/invalidStoredValue(entity:attribute:value:)`` when `largest`
+    ///   is `Int64.max` (a store edited outside the program can hold it): no key is left above
+    ///   it, and adding one would overflow.
+    static func key(after largest: Int64, in entity: Schema.Entity) throws(PersistenceError) -> Int64 {
+        guard largest < .max else { throw keysExhausted(entity) }
+        return largest + 1
+    }
+
+    /// The error of a table whose largest key is `Int64.max`, so that no new row can be keyed.
+    static func keysExhausted(_ entity: Schema.Entity) -> PersistenceError {
+        .invalidStoredValue(entity: entity.name, attribute: "pk",
+                            value: "\(Int64.max) (the largest key there is: no key is left for a new row)")
+    }
+}

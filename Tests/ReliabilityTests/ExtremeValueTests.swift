@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+
+/// Extreme values in every column (issue 17, "no traps on any input"): a deck store written
+/// with SQL after `deck create` and `deck add`, and Anki packages whose collection holds them.
+/// The promises: no command dies of a signal (an overflow or a Double→Int conversion traps with
+/// SIGILL/SIGTRAP); values at the limits of docs/FORMAT.md's "Value ranges" work everywhere and
+/// read back; values beyond them are refused with exit 65 and one `deck: error:` line naming
+/// the field, by importers and by every reader of the store.
+@Suite(.tags(.reliability))
+struct ExtremeValueTests {
+    /// Every command that reads a whole deck, as run on `X.sampledeck` (outputs into `out/`).
+    static let commands: [[String]] = [
+        ["list", "X.sampledeck"], ["list", "X.sampledeck", "--json"], ["list", "X.sampledeck", "--sort", "created:desc"],
+        ["search", "X.sampledeck", "max"], ["info", "X.sampledeck"], ["info", "X.sampledeck", "--json"], ["check", "X.sampledeck"],
+        ["export", "X.sampledeck", "-o", "out/x.csv"], ["export", "X.sampledeck", "-o", "out/x.tsv", "--format", "tsv"],
+        ["export", "X.sampledeck", "-o", "out/x.json", "--format", "json"],
+        ["export", "X.sampledeck", "-o", "out/embedded.json", "--format", "json", "--embed-media"],
+        ["export", "X.sampledeck", "-o", "out/x.html", "--format", "html"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"],
+        ["archive", "X.sampledeck", "-o", "out/x.sampledeck.zip"],
+        ["convert", "X.sampledeck", "--to", "apkg", "--out-dir", "out"],
+    ]
+
+    /// Year 1 and the last millisecond of year 9999, the limits of a date (seconds since 1970).
+    static let firstDate = "-62135596800", lastDate = "253402300799.999"
+    static let huge = String(repeating: "huge ", count: 200_000)
+
+    /// Values at the limits of every column: each command must succeed on them.
+    static let atTheLimits = """
+        UPDATE Card SET created = \(firstDate), modified = \(lastDate), due = \(lastDate), interval = 2147483647, ease = 100,
+          repetitions = 2147483647, lapses = 2147483647, front = '', back = '\(huge)', deckPath = '', ankiGUID = '' WHERE pk = 1;
+        UPDATE Card SET created = \(lastDate), modified = \(firstDate), due = \(firstDate), interval = 0, ease = 0,
+          repetitions = 0, lapses = 0, front = 'max ' || char(1, 27, 91, 50, 74, 127, 133, 8238, 10, 13) WHERE pk = 2;
+        INSERT INTO Card (pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses)
+          VALUES (9223372036854775807, 'BasicCard', 'basic', 'max id', 'b', 0, 0, NULL, 0, 2.5, 0, 0),
+                 (-9223372036854775808, 'BasicCard', 'basic', 'min id', 'b', 0, 0, 0, 1, 2.5, 1, 0);
+        INSERT INTO Card_tags (source, target) SELECT 9223372036854775807, target FROM Card_tags WHERE source = 3;
+        INSERT INTO Review (pk, date, ease, interval, duration, card) VALUES
+          (9223372036854775807, \(firstDate), 4, -2147483648, 86400, 1), (2, \(lastDate), 0, 2147483647, 0, 1),
+          (3, 0, 1, 0, 0.0001, 9223372036854775807), (4, 1, 3, 1, 1, -9223372036854775808);
+        """
+
+    /// Values beyond the limits, one column at a time: (column, SQL). SQLite stores a NaN as NULL,
+    /// so NaN can't reach a REAL column (a NOT NULL one refuses it); infinities can.
+    static let beyond: [(column: String, sql: String)] = [
+        ("Card.created", "UPDATE Card SET created = 9e999 WHERE pk = 1"),
+        ("Card.created", "UPDATE Card SET created = -62135596801 WHERE pk = 1"),
+        ("Card.modified", "UPDATE Card SET modified = -9e999 WHERE pk = 1"),
+        ("Card.modified", "UPDATE Card SET modified = 1e300 WHERE pk = 1"),
+        ("Card.due", "UPDATE Card SET due = 9.3e18 WHERE pk = 1"),
+        ("Card.due", "UPDATE Card SET due = 253402300800 WHERE pk = 1"),
+        ("Card.interval", "UPDATE Card SET interval = 9223372036854775807 WHERE pk = 1"),
+        ("Card.interval", "UPDATE Card SET interval = -1 WHERE pk = 1"),
+        ("Card.ease", "UPDATE Card SET ease = 1e308 WHERE pk = 1"),
+        ("Card.ease", "UPDATE Card SET ease = -9e999 WHERE pk = 1"),
+        ("Card.repetitions", "UPDATE Card SET repetitions = -9223372036854775808 WHERE pk = 1"),
+        ("Card.lapses", "UPDATE Card SET lapses = 9223372036854775807 WHERE pk = 1"),
+        ("Review.date", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (1e300, 1, 1, 1, 1)"),
+        ("Review.ease", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 9223372036854775807, 1, 1, 1)"),
+        ("Review.interval", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 1, -9223372036854775808, 1, 1)"),
+        ("Review.duration", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 1, 1, 9e999, 1)"),
+        ("Review.duration", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 1, 1, -1e308, 1)"),
+    ]
+
+    /// A deck of three tagged cards (one with a media file) in a fresh workspace, then `sql` run on its store.
+    static func workspace(_ sql: String) throws -> HostileWorkspace {
+        let workspace = try HostileWorkspace()
+        for arguments in [["create", "X.sampledeck"],
+                          ["add", "X.sampledeck", "--front", "one", "--back", "x", "--tag", "a"],
+                          ["add", "X.sampledeck", "--front", "two", "--back", "x", "--tag", "b", "--tag", "c"],
+                          ["add", "X.sampledeck", "--front", "three", "--back", "x", "--tag", "c"]] {
+            let run = try workspace.run(arguments)
+            try #require(run.status == 0, "\(arguments): \(run)")
+        }
+        try sqlite(workspace.work.appendingPathComponent("X.sampledeck/Deck.sqlite"), sql)
+        return workspace
+    }
+
+    static func sqlite(_ store: URL, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [store.path]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(sql.utf8))
+        try input.fileHandleForWriting.close()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "sqlite3: \(String(decoding: message, as: UTF8.self))")
+    }
+
+    @Test("values at the limits of every column work in every command and read back")
+    func valuesAtTheLimits() throws {
+        let workspace = try Self.workspace(Self.atTheLimits)
+        for arguments in Self.commands {
+            let run = try workspace.run(arguments)
+            #expect(!run.signaled && !run.timedOut, "\(arguments): \(run)")
+            #expect(run.status == 0, "\(arguments): \(run)")
+        }
+        // What the tool exported it imports again: every card, the extremes kept.
+        for (file, create) in [("out/x.csv", "C.sampledeck"), ("out/x.json", "J.sampledeck"), ("out/x.apkg", "A.sampledeck")] {
+            let run = try workspace.run(["import", create, file, "--create"])
+            #expect(!run.signaled && run.status == 0, "import \(file): \(run)")
+        }
+        let exported = try String(contentsOf: workspace.work.appendingPathComponent("out/x.json"), encoding: .utf8)
+        #expect(exported.contains("0001-01-01T00:00:00.000Z") && exported.contains("9999-12-31T23:59:59.999Z"))
+        let reexported = try workspace.run(["export", "J.sampledeck", "-o", "out/j.json", "--format", "json"])
+        #expect(reexported.status == 0, "\(reexported)")
+        // The largest card id leaves no key for a new card: refused, not an overflow trap.
+        let add = try workspace.run(["add", "X.sampledeck", "--front", "new", "--back", "card"])
+        #expect(!add.signaled && add.status == 65 && add.hasOneClearErrorLine, "\(add)")
+    }
+
+    @Test("a value beyond its column's range is refused by every reader, naming the column", arguments: beyond.indices)
+    func valueBeyondItsRange(_ index: Int) throws {
+        let (column, sql) = Self.beyond[index]
+        let workspace = try Self.workspace(sql)
+        let exports = try workspace.run(["export", "X.sampledeck", "-o", "out/x.csv"])
+        #expect(!exports.signaled && exports.status == 65 && exports.hasOneClearErrorLine, "\(sql): \(exports)")
+        #expect(exports.stderr.contains("X.sampledeck: \(column) ") && exports.stderr.contains("out of range"), "\(sql): \(exports.stderr)")
+        let check = try workspace.run(["check", "X.sampledeck"])
+        #expect(check.status == 65 && check.stdout.contains("\(column) is out of range"), "\(sql): \(check)")
+    }
+
+    @Test("every command on a store holding every value beyond its range: refused or done, never a signal")
+    func everyCommandOnValuesBeyond() throws {
+        let workspace = try Self.workspace(Self.beyond.map(\.sql).joined(separator: ";\n") + ";")
+        for arguments in Self.commands + [["add", "X.sampledeck", "--front", "new", "--back", "card"]] {
+            let run = try workspace.run(arguments)
+            #expect(!run.signaled && !run.timedOut, "\(arguments): \(run)")
+            // convert reports each input and exits 1 when one failed; search exits 1 when nothing matches.
+            let allowed: Set<Int32> = ["convert", "search"].contains(arguments[0]) ? [0, 1, 65] : [0, 65]
+            #expect(allowed.contains(run.status), "\(arguments): \(run)")
+            if run.status == 65 { #expect(run.hasOneErrorLine, "\(arguments): \(run.stderr)") }
+        }
+    }
+    /// Anki packages made from `Fixtures/anki/genanki-legacy.apkg` with one column changed:
+    /// (name, SQL on its collection, the field an import must name, or nil when it must import).
+    /// Its cards become review cards with one review each first, so every column is read.
+    static let ankiVariants: [(name: String, sql: String, field: String?)] = [
+        ("base", "", nil),
+        ("card-id-max", "UPDATE cards SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM cards)", nil),
+        ("note-id-min", "UPDATE notes SET id = -9223372036854775808 WHERE id = (SELECT min(id) FROM notes)", nil),
+        ("note-id-max", "UPDATE notes SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM notes)", nil),
+        ("flags-left-odue", "UPDATE cards SET flags = 9223372036854775807, left = -9223372036854775808, odue = 9223372036854775807, odid = -1", nil),
+        ("type-queue-unknown", "UPDATE cards SET type = 99, queue = -99", nil),
+        ("revlog-type-factor", "UPDATE revlog SET type = 9223372036854775807, factor = -9223372036854775808", nil),
+        ("crt-zero", "UPDATE col SET crt = 0", nil),
+        ("ivl-text", "UPDATE cards SET ivl = 'many'", nil),
+        ("fields-huge", "UPDATE notes SET flds = flds || char(31) || replace(hex(zeroblob(500000)), '0', 'x')", nil),
+        ("crt-max", "UPDATE col SET crt = 9223372036854775807", "col.crt"),
+        ("crt-negative", "UPDATE col SET crt = -1", "col.crt"),
+        ("ivl-max", "UPDATE cards SET ivl = 9223372036854775807", "cards.ivl"),
+        ("ivl-min", "UPDATE cards SET ivl = -9223372036854775808", "cards.ivl"),
+        ("ivl-real", "UPDATE cards SET ivl = 1e300", "cards.ivl"),
+        ("due-max", "UPDATE cards SET due = 9223372036854775807", "cards.due"),
+        ("due-min", "UPDATE cards SET due = -9223372036854775808", "cards.due"),
+        ("factor-negative", "UPDATE cards SET factor = -1", "cards.factor"),
+        ("factor-max", "UPDATE cards SET factor = 9223372036854775807", "cards.factor"),
+        ("reps-negative", "UPDATE cards SET reps = -1", "cards.reps"),
+        ("lapses-max", "UPDATE cards SET lapses = 9223372036854775807", "cards.lapses"),
+        ("card-mod-max", "UPDATE cards SET mod = 9223372036854775807", "cards.mod"),
+        ("note-mod-max", "UPDATE notes SET mod = 9223372036854775807", "notes.mod"),
+        ("note-mod-min", "UPDATE notes SET mod = -9223372036854775808", "notes.mod"),
+        ("revlog-id-max", "UPDATE revlog SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM revlog)", "revlog.id"),
+        ("revlog-id-before-year-1", "UPDATE revlog SET id = -62135596800001 WHERE id = (SELECT min(id) FROM revlog)", "revlog.id"),
+        ("revlog-ease", "UPDATE revlog SET ease = 9223372036854775807", "revlog.ease"),
+        ("revlog-ivl", "UPDATE revlog SET ivl = -9223372036854775808", "revlog.ivl"),
+        ("revlog-lastIvl", "UPDATE revlog SET lastIvl = 9223372036854775807", "revlog.lastIvl"),
+        ("revlog-time-max", "UPDATE revlog SET time = 9223372036854775807", "revlog.time"),
+        ("revlog-time-negative", "UPDATE revlog SET time = -1", "revlog.time"),
+    ]
+
+    /// Writes each of ``ankiVariants`` as `<name>.apkg` into `folder`, in one Python process.
+    static func writeAnkiVariants(into folder: URL) throws {
+        let fixture = DeckBinary.packageRoot.appendingPathComponent("Fixtures/anki/genanki-legacy.apkg")
+        let variants = try JSONSerialization.data(withJSONObject: ankiVariants.map { [$0.name, $0.sql] })
+        let script = """
+            import json, os, sqlite3, sys, zipfile
+            fixture, folder = sys.argv[1], sys.argv[2]
+            source = zipfile.ZipFile(fixture)
+            setup = (
+                "UPDATE cards SET type = 2, queue = 2, due = 100, ivl = 10, factor = 2500, reps = 3, lapses = 1;"
+                "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)"
+                " SELECT 1700000000000 + id % 1000000, id, -1, 3, 10, 4, 2500, 6000, 1 FROM cards;")
+            for name, sql in json.loads(sys.stdin.read()):
+                path = os.path.join(folder, name + '.anki2')
+                with open(path, 'wb') as f:
+                    f.write(source.read('collection.anki2'))
+                db = sqlite3.connect(path)
+                db.executescript(setup)
+                if sql:
+                    db.executescript(sql)
+                db.commit()
+                db.close()
+                with zipfile.ZipFile(os.path.join(folder, name + '.apkg'), 'w') as out:
+                    for entry in source.namelist():
+                        if entry == 'collection.anki2':
+                            out.write(path, entry)
+                        else:
+                            out.writestr(entry, source.read(entry))
+                os.remove(path)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, fixture.path, folder.path]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(variants)
+        try input.fileHandleForWriting.close()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python3: \(String(decoding: message, as: UTF8.self))")
+    }
+
+    @Test("an Anki collection with extreme values in any column imports, or is refused naming the column; never a trap")
+    func ankiCollectionWithExtremeValues() throws {
+        let workspace = try HostileWorkspace()
+        try Self.writeAnkiVariants(into: workspace.work)
+        for (name, sql, field) in Self.ankiVariants {
+            let deck = "\(name).sampledeck"
+            let run = try workspace.run(["import", deck, "\(name).apkg", "--create"])
+            #expect(!run.signaled && !run.timedOut, "\(name) (\(sql)): \(run)")
+            if let field {
+                #expect(run.status == 65 && run.hasOneClearErrorLine, "\(name) (\(sql)): \(run)")
+                #expect(run.stderr.contains("\(name).apkg") && run.stderr.contains(field) && run.stderr.contains("out of range"),
+                        "\(name): \(run.stderr)")
+                continue
+            }
+            #expect(run.status == 0, "\(name) (\(sql)): \(run)")
+            // What was accepted exports everywhere without a trap.
+            for arguments in [["export", deck, "-o", "out/\(name).json", "--format", "json"],
+                              ["export", deck, "-o", "out/\(name).apkg", "--format", "apkg"],
+                              ["export", deck, "-o", "out/\(name).csv"], ["list", deck, "--json"], ["check", deck]] {
+                let after = try workspace.run(arguments)
+                #expect(!after.signaled && after.status == 0, "\(name): \(arguments): \(after)")
+            }
+        }
+    }
+}
+
+extension DeckRun {
+    /// One error on standard error: a `deck: error:` line, or (with `--json`, and for JSON
+    /// exports) one JSON object naming it.
+    var hasOneErrorLine: Bool {
+        let lines = stderr.split(separator: "\n", omittingEmptySubsequences: true)
+        return hasOneClearErrorLine || (lines.count == 1 && lines[0].hasPrefix("{\"error\": "))
+    }
+}
