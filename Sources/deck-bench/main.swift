@@ -8,7 +8,7 @@ import Interchange
 // docs/perf/results.jsonl.
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
-//       sections: persistence, macros, enumerate, migration, scaling, csv, export, import, archive,
+//       sections: persistence, macros, enumerate, migration, scaling, csv, export, import, archive, tags,
 //                 convert, open, list, study, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
@@ -206,6 +206,9 @@ section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 
 section("list") {
     [try ListBench.listTSV(try dataset(barCards), runs: runs), try ListBench.firstLine(try dataset(bigCards), runs: max(runs, 5))]
 }
+
+// Issue 17: 20,000 tags on one card through DeckDocument vs the raw C API (TagBench.swift).
+section("tags") { [try TagBench.run(scratch: scratch, runs: runs)] }
 
 // The other engineers' bench files, each called here by name:
 // Share (issue 6): deck archive vs bsdtar in zip, tar.gz and tar.zst on a deck with media (ArchiveBench.swift).

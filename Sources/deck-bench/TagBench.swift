@@ -1,0 +1,70 @@
+import CSQLite
+import DeckDocument
+import Foundation
+
+/// Issue 17, tag links linear: one card with 20,000 new tags added and saved through
+/// `DeckDocument` (`addCard` + `save`, the path of `deck add --tag …`), against the same rows
+/// (20,000 tags, the card, 20,000 links) inserted with the raw SQLite C API into tables of the
+/// same shape without a search index. Before the fix the index's triggers rewrote the card's
+/// whole index row per link (quadratic: 4,000 tags took 8 s, 20,000 minutes).
+enum TagBench {
+    static let tagCount = 20_000
+    static let names = (0..<tagCount).map { "tag\($0)" }
+
+    static func run(scratch: Scratch, runs: Int) throws -> Measurement {
+        let deck = scratch.file("tags.sampledeck"), raw = scratch.file("tags-raw.sqlite")
+        func clear() throws {
+            for url in [deck, raw] where FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            try DeckDocument.create(at: deck, title: "Tags").close()
+        }
+        var m = try compare("\(tagCount) tags on one card, added and saved", runs: runs, bar: 0.5, judge: .wall, setup: clear,
+            ours: {
+                let document = try DeckDocument.open(at: deck)
+                _ = try document.addCard(kind: .basic, front: "many", back: "tags", tags: names)
+                try document.save()
+                try document.close()
+            },
+            reference: { rawInsert(path: raw.path) })
+        // The bar is absolute ("well under a second"): judged on our wall time, not the ratio.
+        m = Measurement(name: m.name, ours_s: m.ours_s, reference_s: m.reference_s, ratio: m.ratio, ours_cpu_s: m.ours_cpu_s,
+                        reference_cpu_s: m.reference_cpu_s, cpu_ratio: m.cpu_ratio, bar: 0.5, peak_mib: nil,
+                        met: m.ours_s < 0.5, runs: m.runs, spread: m.spread)
+        m.group = "tag links (issue 17)"
+        m.bar_text = "< 0.5 s wall"
+        m.judged_on = .wall
+        m.reference_name = "raw C API: the tags, the card and the links in one transaction, no search index"
+        m.note = "Ours opens the deck, creates the tags, links them, indexes the card once, saves and closes."
+        return m
+    }
+
+    /// The same rows through the C API: `Tag`, `Card` and `Card_tags` (WITHOUT ROWID, indexed on target).
+    static func rawInsert(path: String) {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        defer { sqlite3_close(db) }
+        for sql in ["PRAGMA journal_mode=WAL",
+                    "CREATE TABLE Tag (pk INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+                    "CREATE TABLE Card (pk INTEGER PRIMARY KEY, front TEXT NOT NULL, back TEXT NOT NULL)",
+                    "CREATE TABLE Card_tags (source INTEGER NOT NULL, target INTEGER NOT NULL, PRIMARY KEY (source, target)) WITHOUT ROWID",
+                    "CREATE INDEX Card_tags_target ON Card_tags (target)", "BEGIN IMMEDIATE",
+                    "INSERT INTO Card (pk, front, back) VALUES (1, 'many', 'tags')"] {
+            sqlite3_exec(db, sql, nil, nil, nil)
+        }
+        var tag: OpaquePointer?, link: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO Tag (pk, name) VALUES (?, ?)", -1, &tag, nil)
+        sqlite3_prepare_v2(db, "INSERT INTO Card_tags (source, target) VALUES (1, ?)", -1, &link, nil)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (index, name) in names.enumerated() {
+            sqlite3_bind_int64(tag, 1, Int64(index + 1))
+            sqlite3_bind_text(tag, 2, name, -1, transient)
+            sqlite3_step(tag)
+            sqlite3_reset(tag)
+            sqlite3_bind_int64(link, 1, Int64(index + 1))
+            sqlite3_step(link)
+            sqlite3_reset(link)
+        }
+        sqlite3_finalize(tag)
+        sqlite3_finalize(link)
+        sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    }
+}
