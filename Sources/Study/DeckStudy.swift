@@ -180,10 +180,8 @@ public struct DeckStudy {
         let preset = try Self.preset(of: card.deck)
         let before = Self.state(of: card)
         let answer = try scheduler().answer(before, rating: rating, at: time, preset: preset, cardID: card.id, timeTaken: timeTaken)
-        // One undo group, closed before the save so that the save stores what it holds.
         context.beginUndoGrouping()
-        var grouping = true
-        defer { if grouping { context.endUndoGrouping() } }
+        defer { context.endUndoGrouping() }
         Self.apply(answer.state, to: card)
         card.modified = time
         let review = DeckSchemaV2.Review(time: answer.log.id, rating: answer.log.ease, interval: answer.log.interval,
@@ -207,8 +205,6 @@ public struct DeckStudy {
                 }
             }
         }
-        context.endUndoGrouping()
-        grouping = false
         try context.save()
         return answer
     }

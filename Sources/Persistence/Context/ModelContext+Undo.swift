@@ -182,7 +182,11 @@ extension ModelContext {
         undoState.open.before[id] = captureState(of: model, attributes: undoBaseline(of: model))
     }
 
+    /// At a save (``processPendingChanges()``): ends an automatic group; inside an explicit
+    /// group, records the attribute changes made so far, since the save makes the changed
+    /// values the stored ones and they could not be told from the baseline afterwards.
     func endAutomaticUndoGroup() {
+        if undoState.isEnabled && undoState.groupingLevel > 0 && !undoState.isApplying { recordAttributeChanges() }
         closeOpenUndoGroupIfAutomatic()
     }
 
@@ -194,23 +198,7 @@ extension ModelContext {
     /// after, and pushes the group when something differs.
     func closeUndoGroup() {
         guard undoState.isEnabled, !undoState.isApplying else { return }
-        // Attribute changes are not reported: compare with the baseline.
-        var candidates: [any PersistentModel] = insertionOrder
-        for models in registry.values { candidates.append(contentsOf: models.models) }
-        for model in candidates {
-            let id = ObjectIdentifier(model)
-            guard undoState.open.before[id] == nil, let entity = entity(of: model),
-                  let baseline = undoBaseline(of: model) else { continue }
-            var changed = false
-            for (index, attribute) in entity.attributes.enumerated() where attribute.read(model) != baseline[index] {
-                changed = true
-                break
-            }
-            if changed {
-                undoState.open.models[id] = model
-                undoState.open.before[id] = captureState(of: model, attributes: baseline)
-            }
-        }
+        recordAttributeChanges()
         var group = undoState.open
         undoState.open = UndoGroup()
         guard !group.before.isEmpty else { return }
@@ -228,6 +216,27 @@ extension ModelContext {
         undoState.undoStack.append(group)
         undoState.redoStack.removeAll()
         trimUndoStack()
+    }
+
+    /// Adds to the open group the models whose attributes differ from their baseline
+    /// (attribute changes are plain stores to properties: nothing reports them).
+    private func recordAttributeChanges() {
+        var candidates: [any PersistentModel] = insertionOrder
+        for models in registry.values { candidates.append(contentsOf: models.models) }
+        for model in candidates {
+            let id = ObjectIdentifier(model)
+            guard undoState.open.before[id] == nil, let entity = entity(of: model),
+                  let baseline = undoBaseline(of: model) else { continue }
+            var changed = false
+            for (index, attribute) in entity.attributes.enumerated() where attribute.read(model) != baseline[index] {
+                changed = true
+                break
+            }
+            if changed {
+                undoState.open.models[id] = model
+                undoState.open.before[id] = captureState(of: model, attributes: baseline)
+            }
+        }
     }
 
     private func trimUndoStack() {
