@@ -22,6 +22,22 @@ enum CLIBench {
         try Data(text.utf8).write(to: url)
     }
 
+    /// A CSV of `rows` cards as a spreadsheet in a semicolon locale saves it: header row
+    /// `Front;Back`, CRLF line endings, and a fifth of the rows with a quoted field (a
+    /// semicolon or quotes inside) (the rest hold commas, which need no quotes with semicolons).
+    static func writeSpreadsheetCSV(to url: URL, rows: Int) throws {
+        var text = "Front;Back\r\n"
+        text.reserveCapacity(rows * 56 + 16)
+        for index in 0..<rows {
+            // Every tenth front quoted: it holds a semicolon and doubled quotes.
+            text += index % 10 == 0 ? "\"" + PersistenceBench.front(index) + ", \"\"le\"\"; x\"" : PersistenceBench.front(index) + ", le"
+            text += ";"
+            text += index % 10 == 5 ? "\"" + PersistenceBench.back(index) + "; the\"" : PersistenceBench.back(index) + ", the"
+            text += "\r\n"
+        }
+        try Data(text.utf8).write(to: url)
+    }
+
     static func remove(_ urls: URL...) {
         for url in urls { try? FileManager.default.removeItem(at: url) }
     }
@@ -40,6 +56,25 @@ enum CLIBench {
         measurement.reference_name = "sqlite3 .import (CLI)"
         measurement.note = "Columns front,back (no tags). An empty deck is created before each run (not timed); sqlite3 imports into a new database file."
         remove(target, database)
+        return measurement
+    }
+
+    /// Issue 15: `deck import` of a 100,000-row spreadsheet CSV (semicolons, a header row,
+    /// CRLF, quoted fields; nothing on the command line says so: the separator is sniffed and
+    /// the header row recognised) vs `sqlite3 .import` of the same file told the separator
+    /// (bar: at most 3x).
+    static func spreadsheetCSVImport(rows: Int, runs: Int, scratch: Scratch) throws -> Measurement {
+        let csv = scratch.file("bar-spreadsheet.csv")
+        try writeSpreadsheetCSV(to: csv, rows: rows)
+        let target = scratch.file("bar-spreadsheet.sampledeck"), database = scratch.file("bar-spreadsheet.sqlite")
+        defer { remove(target, database, csv) }
+        var measurement = try compareSamples("deck import \(rows)-row spreadsheet CSV", runs: runs, bar: 3,
+            setup: { remove(target, database); try ChildProcess.deck(["create", target.path, "--quiet"]) },
+            ours: { try ChildProcess.deck(["import", target.path, csv.path, "--quiet", "--no-progress"]).sample },
+            reference: { try ChildProcess.run("sqlite3", [database.path, ".mode csv", ".separator ;", ".import \(csv.path) cards"]).sample })
+        measurement.group = "CSV import"
+        measurement.reference_name = "sqlite3 .import (CLI, .separator ;)"
+        measurement.note = "Semicolon-separated with a header row Front;Back, CRLF, a fifth of the rows with a quoted field (semicolons and quotes inside), commas in every row; deck import is given no option (separator sniffed, header row recognised). An empty deck is created before each run (not timed)."
         return measurement
     }
 

@@ -8,7 +8,7 @@ import Interchange
 // docs/perf/results.jsonl.
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
-//       sections: persistence, macros, enumerate, migration, scaling, csv, export, import, archive, tags,
+//       sections: persistence, macros, enumerate, migration, scaling, csv, spreadsheet-csv, export, import, archive, tags,
 //                 convert, open, list, study, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
@@ -189,6 +189,8 @@ section("csv") {
      try CLIBench.csvImportWithTags(rows: barCards, timeout: taggedTimeout,
                                     alreadyTimedOut: points.contains { $0.timed_out && $0.cards <= barCards }, scratch: scratch)]
 }
+// Issue 15: a spreadsheet's CSV (semicolons, header row, quotes) with nothing said on the command line.
+section("spreadsheet-csv") { [try CLIBench.spreadsheetCSVImport(rows: barCards, runs: runs, scratch: scratch)] }
 section("export") {
     guard pythonPeers else { throw BenchError("python3 cannot import genanki and anki (make pydeps installs them)") }
     return [try CLIBench.apkgExport(try dataset(barCards), runs: runs, scratch: scratch, genankiOutput: genankiPackage)]

@@ -30,9 +30,24 @@ struct ImportCommand: ParsableCommand {
             The format is taken from --format, else from the file's extension (.csv, .tsv or .txt, .json, .apkg, \
             .colpkg), else CSV/TSV with the separator guessed. '-' reads standard input.
 
-            CSV and TSV: a header row such as front,back,tags names the columns; Anki's text headers (#separator:, \
-            #columns:, #notetype:, #deck:, #guid column:, …) are understood. Tags are separated by spaces. All CSV and \
-            TSV files of one command are added first, in one transaction: on an error none of them is added.
+            CSV and TSV, as Anki writes them or as a spreadsheet saves them: Anki's header lines (#separator:, #html:, \
+            #tags:, #columns:, #notetype:, #deck:, #guid column:, #tags column:, #notetype column:, #deck column:) are \
+            read; without them the separator is guessed from the first lines (comma, semicolon, tab or pipe, quotes \
+            respected) and a first row naming the note type's fields (Front, Back, Tags, Question, Answer; any case) is \
+            taken as the header row. --separator, --header, --no-header, --columns, --notetype, --deck and --tags say \
+            what the file does not, and win over its header lines. A file is UTF-8 (a byte order mark is skipped) or \
+            UTF-16 with a byte order mark; give --encoding for Latin-1 or Windows-1252. Columns without a name go to the \
+            first field, the second, then the tags (Anki's order). A tags cell is split on spaces (Anki's way) or, when \
+            it holds commas or semicolons, as a list ("animals, nouns" is two tags; spaces inside one become _). A .tsv \
+            file without header lines may use the backslash escapes \\n, \\t, \\r and \\\\ ('deck list --format tsv' \
+            writes them); Anki's files quote instead.
+
+            Rows with nothing in them and rows whose first field is empty are skipped; the report counts them (and \
+            --verbose names their lines). A column with no field to go to (a header row's "Notes" for Basic) is an \
+            error, exit status 65, unless --ignore-extra-columns drops its values (the report counts the rows that \
+            lost one). --dry-run shows how each file would be read (encoding, separator, header row, which column goes \
+            to which field, the first rows and the counts) and writes nothing. All CSV and TSV files of one command are \
+            added first, in one transaction: on an error none of them is added.
 
             JSON: a file written by 'deck export --format json' (see Schemas/sampledeck.schema.json); media come from \
             the file itself or from a Media folder beside it. With --create the new deck takes the file's title.
@@ -55,6 +70,9 @@ struct ImportCommand: ParsableCommand {
             """,
         examples: [
             .init("Import a CSV file into a new deck.", command: "deck import French.sampledeck verbs.csv --create"),
+            .init("See how a spreadsheet's CSV would be read, without writing.", command: "deck import French.sampledeck Vokabeln.csv --dry-run"),
+            .init("Import a header-less Latin-1 file, naming its columns and tagging every note.",
+                  command: "deck import French.sampledeck old.csv --encoding latin-1 --columns Front,Back,Tags --tags imported,old"),
             .init("Import an Anki package.", command: "deck import French.sampledeck 'French Vocabulary.apkg'"),
             .init("Import JSON from standard input.", command: "deck export Old.sampledeck -o - --format json | deck import New.sampledeck - --format json --create"),
         ])
@@ -63,6 +81,11 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The files to import ('-' for standard input).", valueName: "file")) var files: [String]
     @Option(help: "The format of the files (default: from the file name, else CSV/TSV guessed).") var format: Format?
     @Flag(help: "Create the deck when it does not exist.") var create = false
+    @OptionGroup var text: TextImportOptions
+    @Flag(name: .customLong("dry-run"), help: "CSV/TSV: show how each file would be read and what would be imported; write nothing.")
+    var dryRun = false
+    @Flag(help: "Name each skipped row and each row that lost a value, with its file and line (on standard error).")
+    var verbose = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var waiting: WaitOptions
 
@@ -70,7 +93,17 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+        let others = files.filter { !isText($0) }
+        if let other = others.first, dryRun {
+            throw ValidationError("--dry-run reads CSV and TSV files only ('\(other)' is \(format(of: other)?.rawValue ?? "not one"))")
+        }
+        if text.isAnyGiven, !others.isEmpty, others.count == files.count {
+            throw ValidationError("the CSV/TSV options (--separator, --columns, …) do not apply to '\(others[0])'")
+        }
     }
+
+    /// Whether a file is read as CSV or TSV.
+    func isText(_ file: String) -> Bool { [nil, .csv, .tsv].contains(format(of: file)) }
 
     /// The format of one file, or nil for CSV/TSV with the separator guessed.
     func format(of file: String) -> InterchangeFormat? {
@@ -87,13 +120,17 @@ struct ImportCommand: ParsableCommand {
             }
             if isDirectory.boolValue { throw CommandFailure(.dataError, path: file, reason: "is a directory, not a file to import") }
         }
+        if dryRun {
+            try preview()
+            return
+        }
         let created = create && !FileManager.default.fileExists(atPath: deck)
         let store: OpenDeck = created
             ? try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
             : try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         do {
-            let summary = try importAll(into: store.document, adoptsTitle: created)
-            report(summary, cards: try store.cardCount())
+            let (summary, textRows) = try importAll(into: store.document, adoptsTitle: created)
+            report(summary, textRows: textRows, cards: try store.cardCount())
         } catch {
             store.document.discardChanges()
             if created {
@@ -104,24 +141,25 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    private func importAll(into document: DeckDocument, adoptsTitle: Bool) throws -> ImportSummary {
+    /// Imports every file; returns the summary and what the CSV and TSV files skipped or cut.
+    private func importAll(into document: DeckDocument, adoptsTitle: Bool) throws -> (ImportSummary, TextRowCounts) {
         var total = ImportSummary()
+        var textRows = TextRowCounts()
         let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber)?.intValue ?? 0 }
         let progress = ProgressBar(total: files.contains("-") ? nil : sizes.reduce(0, +), label: "Importing", unit: .bytes,
                                    isEnabled: !output.noProgress && !output.quiet)
         defer { progress.finish() }
         var completed = 0
         // CSV and TSV files first, all in one transaction.
-        let textFiles = files.indices.filter { [nil, .csv, .tsv].contains(format(of: files[$0])) }
+        let textFiles = files.indices.filter { isText(files[$0]) }
         if !textFiles.isEmpty {
             var textReport = DeckTextImporter.Report()
+            var diagnostics: [(file: String, TextImportDiagnostics)] = []
             try ErrorMapping.run(path: deck) {
                 try document.bulkImport { session in
                     for index in textFiles {
-                        let file = files[index], format = format(of: file)
-                        var settings = TextImportSettings()
-                        if format == .csv { settings.separator = .comma }
-                        if format == .tsv { settings.separator = .tab }
+                        let file = files[index]
+                        let settings = text.settings(format: format(of: file), file: file)
                         let offset = completed
                         let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
                         try ErrorMapping.run(path: file) {
@@ -133,7 +171,10 @@ struct ImportCommand: ParsableCommand {
                                 // Cards are written while the file is read: a store failure (a full
                                 // disk) is the deck's, not the file's.
                                 throw ErrorMapping.map(error, path: deck)
+                            } catch let error as CSVError {
+                                throw Self.explained(error, file: file)
                             }
+                            diagnostics.append((file, reader.diagnostics))
                         }
                         completed += sizes[index]
                         progress.update(completed: completed)
@@ -142,6 +183,8 @@ struct ImportCommand: ParsableCommand {
             }
             total.cardsAdded += textReport.cardsAdded
             total.duplicatesSkipped += textReport.duplicatesSkipped
+            textRows = Self.rowCounts(diagnostics)
+            if verbose { Self.name(diagnostics) }
         }
         // Then each JSON file and Anki package in a transaction of its own.
         for (index, file) in files.enumerated() {
@@ -161,7 +204,7 @@ struct ImportCommand: ParsableCommand {
             completed += sizes[index]
             progress.update(completed: completed)
         }
-        return total
+        return (total, textRows)
     }
 
     /// Runs `body` with the file's URL; standard input is first copied to a temporary file.
@@ -184,7 +227,7 @@ struct ImportCommand: ParsableCommand {
         return try body(copy)
     }
 
-    private func report(_ summary: ImportSummary, cards: Int) {
+    private func report(_ summary: ImportSummary, textRows: TextRowCounts, cards: Int) {
         let stderr = Terminal.current.stderr
         if summary.missingMedia > 0 {
             stderr.write("deck: warning: \(summary.missingMedia) media file\(summary.missingMedia == 1 ? " was" : "s were") listed but missing\n")
@@ -192,6 +235,8 @@ struct ImportCommand: ParsableCommand {
         if output.json {
             Terminal.current.stdout.write("""
                 {"imported": \(summary.cardsAdded), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
+                "skippedEmptyFirstField": \(textRows.emptyFirstField), "skippedEmptyRows": \(textRows.emptyRows), \
+                "truncatedRows": \(textRows.truncated), \
                 "mappedAsOther": \(summary.mappedAsOther), "otherNoteTypes": [\(summary.otherNoteTypes.map(JSONText.quoted).joined(separator: ", "))], \
                 "media": \(summary.mediaFiles), "missingMedia": \(summary.missingMedia), "reviews": \(summary.reviews)}
 
@@ -200,6 +245,7 @@ struct ImportCommand: ParsableCommand {
         }
         var line = "imported \(summary.cardsAdded) card\(summary.cardsAdded == 1 ? "" : "s") into \(deck)"
         if summary.duplicatesSkipped > 0 { line += " (\(summary.duplicatesSkipped) already there, skipped)" }
+        line += textRows.sentence
         output.say(line)
         if summary.mappedAsOther > 0 {
             output.say("\(summary.mappedAsOther) note\(summary.mappedAsOther == 1 ? "" : "s") of other note types "

@@ -50,6 +50,15 @@ public struct CSVDialect: Hashable, Sendable {
     /// (an unterminated quote at the top of a huge file) can make the reader use.
     /// Default: 64 MiB.
     public var maximumRecordSize: Int
+    /// The character encoding of the input; `nil` (the default) reads UTF-8, or UTF-16 when
+    /// the input starts with a UTF-16 byte order mark. Read when reading starts; writers
+    /// always write UTF-8.
+    public var encoding: CSVEncoding?
+    /// Whether fields use TSV's backslash escapes (`\n`, `\r`, `\t`, `\\`, as
+    /// `deck list --format tsv` and PostgreSQL's text format write them) instead of quotes for
+    /// line breaks and tabs: a reader decodes them in unquoted fields, a writer writes them and
+    /// quotes only for the quote and the comment prefix. Default: `false`.
+    public var backslashEscapes: Bool
 
     /// Creates a dialect; every argument has the RFC 4180 default.
     public init(
@@ -59,7 +68,9 @@ public struct CSVDialect: Hashable, Sendable {
         commentPrefix: Unicode.Scalar? = nil,
         skipsEmptyLines: Bool = true,
         lineEnding: LineEnding = .crlf,
-        maximumRecordSize: Int = 64 << 20
+        maximumRecordSize: Int = 64 << 20,
+        encoding: CSVEncoding? = nil,
+        backslashEscapes: Bool = false
     ) {
         self.separator = separator
         self.quote = quote
@@ -68,6 +79,8 @@ public struct CSVDialect: Hashable, Sendable {
         self.skipsEmptyLines = skipsEmptyLines
         self.lineEnding = lineEnding
         self.maximumRecordSize = maximumRecordSize
+        self.encoding = encoding
+        self.backslashEscapes = backslashEscapes
     }
 
     /// RFC 4180: comma, double quotes, CRLF.

@@ -21,6 +21,12 @@ public struct CSVError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A field cannot be written: quoting is off and it holds a separator, a line break
         /// or the comment prefix. `field` is 1-based.
         case unquotableField(field: Int)
+        /// The input is not valid in its encoding (an unpaired UTF-16 surrogate, a file that
+        /// ends inside a character).
+        case undecodable(String)
+        /// A column has no note field to go to: `column` is 1-based, `label` its name in the
+        /// file's header row or `#columns:` line, `fields` the note type's fields.
+        case unmappedColumn(column: Int, label: String?, fields: [String])
         /// The operating system refused to open, read or write the file.
         case io(String)
     }
@@ -54,6 +60,10 @@ public struct CSVError: Error, Hashable, Sendable, CustomStringConvertible {
         case .recordTooLarge(let limit): "record longer than \(limit) bytes (is a quote left open?)"
         case .invalidDialect(let why): "invalid CSV dialect: \(why)"
         case .unquotableField(let field): "field \(field) needs quotes but quoting is off"
+        case .undecodable(let why): why
+        case .unmappedColumn(let column, let label, let fields):
+            "column \(column)\(label.map { " (\"\($0)\")" } ?? "") has no field to go to (the note type's fields: "
+                + "\(fields.joined(separator: ", ")); also Tags, GUID, Deck, Notetype)"
         case .io(let why): why
         }
     }

@@ -65,6 +65,7 @@ final class CSVParser {
     init(input: CSVInput, dialect: CSVDialect, chunkSize: Int = CSVParser.defaultChunkSize) {
         self.input = input
         self.dialect = dialect
+        input.encoding = dialect.encoding
         let bytes = input.takeInitialBytes()
         capacity = max(bytes.count, chunkSize, 16)
         buffer = .allocate(capacity: capacity)
@@ -251,7 +252,38 @@ final class CSVParser {
         for index in spans.indices {
             result.append(try decode(spans[index], field: index + 1))
         }
+        if dialect.backslashEscapes {
+            for index in result.indices where result[index].utf8.contains(0x5C) {
+                result[index] = Self.unescapingBackslashes(result[index])
+            }
+        }
         return result
+    }
+
+    /// A TSV field with its backslash escapes decoded: `\n`, `\r`, `\t` and `\\`; a
+    /// backslash before anything else stays as it is.
+    static func unescapingBackslashes(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var escaping = false
+        for byte in text.utf8 {
+            if escaping {
+                escaping = false
+                switch byte {
+                case UInt8(ascii: "n"): bytes.append(0x0A)
+                case UInt8(ascii: "r"): bytes.append(0x0D)
+                case UInt8(ascii: "t"): bytes.append(0x09)
+                case 0x5C: bytes.append(0x5C)
+                default: bytes.append(0x5C); bytes.append(byte)
+                }
+            } else if byte == 0x5C {
+                escaping = true
+            } else {
+                bytes.append(byte)
+            }
+        }
+        if escaping { bytes.append(0x5C) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func decode(_ span: FieldSpan, field: Int) throws -> String {
@@ -324,6 +356,18 @@ final class CSVParser {
             try refill()
         }
     }
+
+    /// Up to `count` bytes from the current position, without consuming them, and whether
+    /// they reach the end of the input (for guessing the separator).
+    func peekBytes(upTo count: Int) throws -> (bytes: [UInt8], isComplete: Bool) {
+        try prepare()
+        while end - start < count && !atEOF { try refill() }
+        let taken = min(count, end - start)
+        return (Array(UnsafeBufferPointer(start: buffer + start, count: taken)), atEOF && taken == end - start)
+    }
+
+    /// The encoding the input is read in, once reading has started.
+    var encoding: CSVEncoding? { input.resolvedEncoding }
 
     /// Consumes the next line, line break included.
     func skipRawLine() throws {

@@ -60,14 +60,20 @@ public struct CSVWriter {
         let separator = dialect.separator.byte
         let quote = dialect.quoteByte
         let comment = dialect.commentByte
+        let escapes = dialect.backslashEscapes
         var index = 0
         var onlyEmptyField = false
         for field in fields {
             if index > 0 { output.pending.append(separator) }
             index += 1
             onlyEmptyField = index == 1 && field.isEmpty
-            try append(field, number: index, isFirstOfOutput: !wroteAnything && index == 1,
-                       separator: separator, quote: quote, comment: comment)
+            if escapes, field.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == separator }) {
+                try append(Self.escapingBackslashes(field, separator: separator), number: index,
+                           isFirstOfOutput: !wroteAnything && index == 1, separator: separator, quote: quote, comment: comment)
+            } else {
+                try append(field, number: index, isFirstOfOutput: !wroteAnything && index == 1,
+                           separator: separator, quote: quote, comment: comment)
+            }
         }
         if index == 1 && onlyEmptyField {
             guard quote >= 0 else { throw CSVError(.unquotableField(field: 1), path: output.path) }
@@ -97,6 +103,23 @@ public struct CSVWriter {
     /// - Throws: ``CSVError`` with an I/O reason when the write fails (disk full, closed pipe).
     public mutating func flush() throws {
         try output.flush()
+    }
+
+    /// A field with TSV's backslash escapes: backslash, tab, line feed and carriage return
+    /// (and a separator that is none of these, as `\t` cannot name it: it stays and is quoted).
+    static func escapingBackslashes(_ field: String, separator: UInt8) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(field.utf8.count + 8)
+        for byte in field.utf8 {
+            switch byte {
+            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends one field, quoted if it needs to be.

@@ -21,13 +21,21 @@ public enum TextImportRole: Hashable, Sendable, CustomStringConvertible {
 
     /// The role a column label stands for (`Front`, `question`, `Tags`, `deck`, … in any
     /// case), or `nil` for a label that names no role.
-    public init?(label: String) {
-        switch label.trimmingASCIISpaces().lowercased() {
+    ///
+    /// With the fields of the target note type, its first field's name also means
+    /// ``front`` and its second's ``back`` (`Text` and `Back Extra` for Cloze).
+    public init?(label: String, fieldNames: [String]? = nil) {
+        let key = label.trimmingASCIISpaces().lowercased()
+        if let fieldNames, let index = fieldNames.firstIndex(where: { $0.lowercased() == key }), index < 2 {
+            self = index == 0 ? .front : .back
+            return
+        }
+        switch key {
         case "front", "question": self = .front
         case "back", "answer": self = .back
         case "tags", "tag": self = .tags
         case "guid": self = .guid
-        case "notetype", "note type": self = .notetype
+        case "notetype", "note type", "kind": self = .notetype
         case "deck": self = .deck
         default: return nil
         }

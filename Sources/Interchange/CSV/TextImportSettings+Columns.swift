@@ -23,7 +23,7 @@ extension TextImportSettings {
         }
         let labels = columns ?? []
         for index in 0..<min(count, labels.count) where roles[index] == nil {
-            if let role = TextImportRole(label: labels[index]), !taken.contains(role) {
+            if let role = TextImportRole(label: labels[index], fieldNames: fieldNames), !taken.contains(role) {
                 roles[index] = role
                 taken.insert(role)
             }
@@ -41,5 +41,27 @@ extension TextImportSettings {
             }
         }
         return roles.map { $0 ?? .extra(name: nil) }
+    }
+}
+
+extension TextImportSettings {
+    /// Whether a column of `role` has a note field (or a role) to go to: always, unless the
+    /// note type's fields are known and it is an extra column not named after one of them.
+    func hasDestination(_ role: TextImportRole) -> Bool {
+        guard case .extra(let name) = role, let fieldNames else { return true }
+        guard let name = name?.trimmingASCIISpaces().lowercased() else { return false }
+        return fieldNames.dropFirst(2).contains { $0.lowercased() == name }
+    }
+
+    /// The tags of one tags cell, split as the cell is written: on white space, Anki's way
+    /// (`verbs irregular`), or, when it holds commas or semicolons, as a list
+    /// (`animals, nouns` is `animals` and `nouns`; spaces inside an item become `_`, as Anki
+    /// allows no space in a tag).
+    static func splitTagCell(_ text: Substring) -> [String] {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }) else { return splitTags(text) }
+        return text.split(whereSeparator: { $0 == "," || $0 == ";" }).compactMap { item in
+            let words = splitTags(item)
+            return words.isEmpty ? nil : words.joined(separator: "_")
+        }
     }
 }

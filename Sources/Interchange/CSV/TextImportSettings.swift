@@ -45,6 +45,28 @@ public struct TextImportSettings: Hashable, Sendable {
     public var deckColumn: Int?
     /// How to treat the first record when the file has no `#columns:` line.
     public var headerRow: HeaderRow
+    /// The fields of the note type the rows are for (`["Front", "Back"]` for Basic), when the
+    /// caller knows it. A header row is then also recognised from these names (in any case),
+    /// and a column that goes to none of them, nor to the tags, GUID, deck or note type, is an
+    /// error (``CSVError/Reason/unmappedColumn(column:label:fields:)``) unless
+    /// ``ignoresExtraColumns``. `nil` (the default): every other column is an extra field.
+    public var fieldNames: [String]?
+    /// Whether values in columns with no field to go to are dropped (each row that loses one
+    /// is counted in ``TextImportReader/diagnostics``) instead of being an error.
+    public var ignoresExtraColumns: Bool
+    /// The file's encoding; `nil` reads UTF-8, or UTF-16 when the file starts with its byte
+    /// order mark.
+    public var encoding: CSVEncoding?
+    /// Whether a tab-separated file without Anki header lines uses TSV's backslash escapes
+    /// (`\n`, `\t`, `\r`, `\\`, as `deck list --format tsv` writes them). Files with header
+    /// lines are Anki's and never do (Anki quotes instead). Default: `false`.
+    public var backslashEscapes: Bool
+    /// The separator the file's name suggests (comma for `.csv`, tab for `.tsv`): when no
+    /// header line names one, the guess takes it whenever the first lines fit it as well as
+    /// any other. `nil`: Anki's preference (tab, pipe, semicolon, comma).
+    public var likelySeparator: CSVSeparator?
+    /// What the caller asks for regardless of the file's header lines (a command's options).
+    public var overrides: TextImportOverrides
 
     /// Creates settings; by default everything is left to the file (or guessed).
     public init(
@@ -58,7 +80,13 @@ public struct TextImportSettings: Hashable, Sendable {
         guidColumn: Int? = nil,
         notetypeColumn: Int? = nil,
         deckColumn: Int? = nil,
-        headerRow: HeaderRow = .detect
+        headerRow: HeaderRow = .detect,
+        fieldNames: [String]? = nil,
+        ignoresExtraColumns: Bool = false,
+        encoding: CSVEncoding? = nil,
+        backslashEscapes: Bool = false,
+        likelySeparator: CSVSeparator? = nil,
+        overrides: TextImportOverrides = TextImportOverrides()
     ) {
         self.separator = separator
         self.isHTML = isHTML
@@ -71,9 +99,40 @@ public struct TextImportSettings: Hashable, Sendable {
         self.notetypeColumn = notetypeColumn
         self.deckColumn = deckColumn
         self.headerRow = headerRow
+        self.fieldNames = fieldNames
+        self.ignoresExtraColumns = ignoresExtraColumns
+        self.encoding = encoding
+        self.backslashEscapes = backslashEscapes
+        self.likelySeparator = likelySeparator
+        self.overrides = overrides
     }
 
     /// The settings of the files ``TextExportWriter`` writes by default, matching Anki's own
     /// notes export: tab-separated, HTML.
     public static let ankiExport = TextImportSettings(separator: .tab, isHTML: true, headerRow: .absent)
+}
+
+/// Settings that win over a text file's header lines: what a user asks for on the command
+/// line (`--separator`, `--columns`, `--notetype`, `--deck`, `--tags`).
+public struct TextImportOverrides: Hashable, Sendable {
+    /// The separator, instead of `#separator:` and guessing.
+    public var separator: CSVSeparator?
+    /// The column labels, instead of `#columns:` and a header row.
+    public var columns: [String]?
+    /// The note type of every note, instead of `#notetype:` (a notetype column still wins).
+    public var notetype: String?
+    /// The deck of every note, instead of `#deck:` (a deck column still wins).
+    public var deck: String?
+    /// Tags added to every note, after the file's own.
+    public var tags: [String]
+
+    /// Creates overrides; by default nothing is overridden.
+    public init(separator: CSVSeparator? = nil, columns: [String]? = nil, notetype: String? = nil,
+                deck: String? = nil, tags: [String] = []) {
+        self.separator = separator
+        self.columns = columns
+        self.notetype = notetype
+        self.deck = deck
+        self.tags = tags
+    }
 }

@@ -41,7 +41,7 @@ public enum DeckInterchange {
         var summary = ImportSummary()
         switch format {
         case .csv, .tsv:
-            let settings = TextImportSettings(separator: format == .csv ? .comma : .tab)
+            let settings = TextImportSettings(likelySeparator: format == .csv ? .comma : .tab)
             let report = try DeckTextImporter(settings: settings, progress: progress).importFile(at: url, into: document)
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
