@@ -135,6 +135,10 @@ save("store/invalid-utf8-text.sql", "UPDATE Card SET front = CAST(x'c328ff' AS T
 save("store/blob-in-text.sql", "UPDATE Card SET back = x'00ff00ff' WHERE pk = 1;\n")
 save("store/number-in-text.sql", "UPDATE Card SET front = 42.5 WHERE pk = 1;\n")
 save("store/text-in-number.sql", "UPDATE Card SET created = 'yesterday', interval = 'long' WHERE pk = 1;\n")
+# Values beyond their column's range (docs/FORMAT.md, "Value ranges"): every export converted them and trapped.
+save("store/infinite-date.sql", "UPDATE Card SET created = 9e999 WHERE pk = 1;\n")
+save("store/huge-ease.sql", "UPDATE Card SET ease = 1e308 WHERE pk = 1;\n")
+save("store/infinite-review-duration.sql", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 3, 1, 9e999, 1);\n")
 save("store/unknown-kind.sql", "UPDATE Card SET kind = 'hologram', entity = 'Hologram' WHERE pk = 1;\n")
 save("store/dropped-card-table.sql", "DROP TRIGGER Card_search_insert;\nDROP TRIGGER Card_search_update;\nDROP TRIGGER Card_search_delete;\nDROP TABLE Card_tags;\nDROP TABLE Card_media;\nDROP TABLE Review;\nDROP TABLE Card;\n")
 save("store/future-user-version.sql", "PRAGMA user_version = 99;\n")

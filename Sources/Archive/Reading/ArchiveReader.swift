@@ -320,8 +320,9 @@ public final class ArchiveReader {
                 throw fail(LibArchive.error(archive, path: displayPath, entry: entry.path, doing: "cannot read the data"))
             }
             guard size > 0, let buffer else { continue }
-            let blockEnd = Int64(offset) + Int64(size)
-            guard offset >= 0, blockEnd >= currentProduced else {
+            // The offset comes from the archive (a sparse entry's map): near Int64.max the sum would trap.
+            let (blockEnd, overflow) = Int64(offset).addingReportingOverflow(Int64(size))
+            guard offset >= 0, !overflow, blockEnd >= currentProduced else {
                 throw fail(ArchiveError(.malformed, path: displayPath, entry: entry.path, reason: "has data blocks out of order"))
             }
             let added = blockEnd - currentProduced

@@ -1,0 +1,1 @@
+UPDATE Card SET ease = 1e308 WHERE pk = 1;
