@@ -82,14 +82,19 @@ clean:
 # MARK: Reliability (docs/RELIABILITY.md): crash injection, concurrency, malformed input,
 # resource faults, fuzzing and sanitizers. `make test` runs the short forms.
 KILLS        ?= 200
+SIGNALS      ?= 300
+RACES        ?= 20
 FUZZ_SECONDS ?= 60
 
 .PHONY: reliability fuzz asan tsan
 
-# The full reliability suite: RELIABILITY_KILLS SIGKILLs of writing `deck` processes, and the rest.
+# The full reliability suite: RELIABILITY_KILLS SIGKILLs of writing `deck` processes,
+# RELIABILITY_SIGNALS SIGINT/SIGTERM/SIGHUP/closed pipes, RELIABILITY_RACES races of two
+# writers per command, and the rest.
 reliability: deps
 	$(SWIFT) build --build-tests
-	RELIABILITY_KILLS=$(KILLS) $(SWIFT) test --skip-build --filter ReliabilityTests
+	RELIABILITY_KILLS=$(KILLS) RELIABILITY_SIGNALS=$(SIGNALS) RELIABILITY_RACES=$(RACES) \
+		$(SWIFT) test --skip-build --filter ReliabilityTests
 
 # The whole test suite under AddressSanitizer / ThreadSanitizer (own build paths; the tests
 # run the sanitized `deck` too). SANITIZER_TEST_ARGS narrows a run, e.g. --filter ReliabilityTests.

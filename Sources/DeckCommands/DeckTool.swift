@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeckDocument
+import FileSafety
 import Foundation
 
 /// The `deck` tool: parses the command line and runs one subcommand.
@@ -60,6 +61,18 @@ public struct DeckTool: ParsableCommand {
     var completionShell: CompletionShell?
 
     public init() {}
+
+    /// Runs `deck` as a process, the executable's whole `main`: installs the handlers that
+    /// remove this process's temporary files and staging folders when SIGINT, SIGTERM or SIGHUP
+    /// ends it (``CleanupRegistry``; the process still ends by that signal, so a shell reports
+    /// 128 + its number), then runs the command line and exits with its status.
+    ///
+    /// The handlers go in before anything is created that they must remove; `main()` then
+    /// ignores SIGPIPE (a closed pipe is the write error EPIPE, handled on the normal path).
+    public static func runAsProcess() async {
+        CleanupRegistry.installSignalHandlers()
+        await main()
+    }
 
     public mutating func run() async throws {
         if let completionShell {

@@ -20,6 +20,24 @@ import Glibc
 /// are registered at once; past that, ``register(_:)`` returns nil and the path is only
 /// removed by the normal path (a kill leaves a hidden, swept leftover, see ``Leftovers``).
 ///
+/// Why a handler and not a thread calling `sigwait`: `sigwait` only receives signals that
+/// every thread of the process blocks, and the Swift runtime and Dispatch start threads before
+/// `main` could block them (a thread created earlier keeps its mask, and the kernel may deliver
+/// the signal there, running the default action: no cleanup at all). SIGPIPE is also sent to
+/// the very thread whose write failed; blocked there, that thread would write on into EPIPE
+/// while the sigwait thread cleans up under it. A handler runs wherever the signal lands, so
+/// it must be async-signal-safe, which this one is by construction: it touches only memory
+/// allocated before it was installed and makes system calls only. The other threads run on
+/// while it cleans up (a copy may still be creating files in a staging folder): a folder is
+/// passed over until it is gone, and the whole list is removed a second time after a 5 ms
+/// pause; then the process ends by the same signal.
+///
+/// The `deck` tool itself ignores SIGPIPE (a closed pipe is the write error EPIPE, which each
+/// command handles by removing its temporaries on the normal path); the handler serves any
+/// program that keeps SIGPIPE's default. `deck open`, once reading input, handles SIGINT,
+/// SIGTERM and SIGHUP itself (to save the session's work) and removes its working copy on the
+/// normal path.
+///
 /// ```swift
 /// let token = CleanupRegistry.register(temporary)
 /// defer { CleanupRegistry.unregister(token) }
@@ -39,6 +57,8 @@ public enum CleanupRegistry {
     /// Set by the first handler to run; others wait for it.
     static let handling = Atomic<Bool>(false)
     static let handled = Atomic<Bool>(false)
+    /// Publishes under way (``publishing(_:)``), which the handler waits for before removing.
+    static let publishes = Atomic<Int>(0)
 
     /// Paths, `capacity` × `pathCapacity` bytes, NUL-terminated; then one directory buffer per level.
     nonisolated(unsafe) static let storage: UnsafeMutablePointer<CChar> = {
@@ -81,6 +101,11 @@ public enum CleanupRegistry {
         _ = active.load(ordering: .relaxed)
         _ = handling.load(ordering: .relaxed)
         _ = handled.load(ordering: .relaxed)
+        _ = publishes.load(ordering: .relaxed)
+        // The rest of the process runs on while the handler cleans up: a thread that ends the
+        // process meanwhile (its work failed because its files went) waits for the handler,
+        // so the process still ends by the signal, not by that thread's exit status.
+        atexit { CleanupRegistry.waitWhileHandling() }
         for number in signals {
             // SIG_IGN is the handler value 1.
             if let previous = signal(number, cleanupHandler), unsafeBitCast(previous, to: Int.self) == 1 {
@@ -117,6 +142,26 @@ public enum CleanupRegistry {
         }
     }
 
+    /// Runs `body`, one system call that moves a finished output into place (``Publisher``),
+    /// unless a signal is ending the process: then the calling thread waits to be ended with
+    /// it, so nothing the handler is removing is published half removed. The handler waits for
+    /// a publish under way to finish before it removes anything (the two are ordered by
+    /// sequentially consistent atomics: one of them always sees the other).
+    public static func publishing<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        publishes.add(1, ordering: .sequentiallyConsistent)
+        defer { publishes.subtract(1, ordering: .sequentiallyConsistent) }
+        if handling.load(ordering: .sequentiallyConsistent) { waitWhileHandling() }
+        return try body()
+    }
+
+    /// While the handler runs (on another thread), waits for it to end the process (at most
+    /// ~10 s); returns at once when no signal is being handled.
+    static func waitWhileHandling() {
+        guard handling.load(ordering: .sequentiallyConsistent) else { return }
+        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        for _ in 0..<1000 { nanosleep(&pause, nil) }
+    }
+
     /// Stops guarding a path (after it was published or removed). Nil does nothing.
     public static func unregister(_ token: Token?) {
         guard let token else { return }
@@ -147,8 +192,13 @@ public enum CleanupRegistry {
         let fd = openat(directory, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return }
         let buffer = directoryBuffers + depth * directoryBufferSize
-        // Entries removed while the folder is read may make a pass miss some: a few passes.
-        for _ in 0..<3 {
+        // Entries removed while the folder is read may make a pass miss some, and another
+        // thread of the process may still be creating files in it (a copy under way): pass
+        // again, pausing a millisecond, until the folder goes (that thread's next creation
+        // inside it then fails) or 50 passes have been made.
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        for pass in 0..<50 {
+            if pass > 2 { nanosleep(&pause, nil) }
             _ = lseek(fd, 0, SEEK_SET)
             while true {
                 let count = getdents64(fd, buffer, directoryBufferSize)
@@ -174,7 +224,21 @@ public enum CleanupRegistry {
 /// The handler: removes every registered path once, then ends the process by the signal.
 private func cleanupHandler(_ number: Int32) {
     let saved = errno
-    if !CleanupRegistry.handling.exchange(true, ordering: .acquiringAndReleasing) {
+    if !CleanupRegistry.handling.exchange(true, ordering: .sequentiallyConsistent) {
+        // A publish under way (one rename or link) finishes first; at most 200 ms, in case it
+        // is this very thread that was interrupted in the middle of it.
+        var tick = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        var waited = 0
+        while CleanupRegistry.publishes.load(ordering: .sequentiallyConsistent) > 0 && waited < 200 {
+            nanosleep(&tick, nil)
+            waited += 1
+        }
+        CleanupRegistry.removeRegisteredPaths()
+        // Other threads run on while this one cleans up, and one may have been creating a
+        // registered file (SQLite makes a journal at its next write): a second round after a
+        // short pause removes what appeared meanwhile.
+        var settle = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+        nanosleep(&settle, nil)
         CleanupRegistry.removeRegisteredPaths()
         CleanupRegistry.handled.store(true, ordering: .releasing)
     } else {

@@ -54,13 +54,13 @@ public enum Publisher {
     ///   ``OverwritePolicy/never``); `.system` otherwise. `temporary` is left in place on failure.
     public static func publishFile(_ temporary: String, at destination: String, policy: OverwritePolicy = .never) throws(FileSafetyError) {
         if policy == .replace {
-            guard rename(temporary, destination) == 0 else {
+            guard CleanupRegistry.publishing({ rename(temporary, destination) }) == 0 else {
                 throw FileSafetyError.system(errno, path: destination, doing: "cannot move the file into place")
             }
             syncParent(of: destination)
             return
         }
-        if link(temporary, destination) == 0 {
+        if CleanupRegistry.publishing({ link(temporary, destination) }) == 0 {
             unlink(temporary)
             syncParent(of: destination)
             return
@@ -88,7 +88,7 @@ public enum Publisher {
                 if errno == EEXIST { throw exists(destination) }
                 throw FileSafetyError.system(errno, path: destination, doing: "cannot move the folder into place")
             }
-            guard rename(staging, destination) == 0 else {
+            guard CleanupRegistry.publishing({ rename(staging, destination) }) == 0 else {
                 let number = errno
                 rmdir(destination)
                 throw FileSafetyError.system(number, path: destination, doing: "cannot move the folder into place")
@@ -101,7 +101,7 @@ public enum Publisher {
     /// module does not declare it).
     static func renameNoReplace(_ source: String, _ target: String) throws(FileSafetyError) {
         guard let call = renameat2 else { throw FileSafetyError(.system(ENOSYS), path: target, reason: "renameat2 is not available") }
-        guard call(AT_FDCWD, source, AT_FDCWD, target, 1 /* RENAME_NOREPLACE */) == 0 else {
+        guard CleanupRegistry.publishing({ call(AT_FDCWD, source, AT_FDCWD, target, 1 /* RENAME_NOREPLACE */) }) == 0 else {
             if errno == EEXIST || errno == ENOTEMPTY { throw exists(target) }
             throw FileSafetyError.system(errno, path: target, doing: "cannot move into place")
         }

@@ -156,6 +156,12 @@ public final class StagingDirectory: Sendable {
     /// The folder as a URL.
     public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
 
+    /// Stops guarding the folder and leaves it where it is (what it holds must outlive the
+    /// process: a session's unsaved work after a failed save).
+    public func keep() {
+        CleanupRegistry.unregister(token)
+    }
+
     /// Removes the folder and everything in it (links are removed, never followed). Idempotent.
     public func remove() {
         // FileManager removes links, never what they point to.
@@ -186,8 +192,9 @@ public enum TemporaryName {
         return ".\(base).\(purpose.rawValue)-\(getpid())-"
     }
 
-    /// The purpose and process id of a temporary's name, or nil for any other name.
-    public static func parse(_ name: String) -> (purpose: Purpose, pid: Int32)? {
+    /// The purpose, process id and base name (the `<name>` of ``prefix(for:purpose:)``) of a
+    /// temporary's name, or nil for any other name.
+    public static func parse(_ name: String) -> (purpose: Purpose, pid: Int32, base: String)? {
         guard name.hasPrefix("."), name.utf8.count > 8 else { return nil }
         let random = name.suffix(6)
         guard random.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else { return nil }
@@ -199,7 +206,7 @@ public enum TemporaryName {
         guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy(\.isASCII), let pid = Int32(digits), pid > 0 else { return nil }
         let head = withPid[..<dash]
         for purpose in Purpose.allCases where head.hasSuffix("." + purpose.rawValue) && head.count > purpose.rawValue.count + 2 {
-            return (purpose, pid)
+            return (purpose, pid, String(head.dropFirst().dropLast(purpose.rawValue.count + 1)))
         }
         return nil
     }
@@ -214,13 +221,23 @@ public enum Leftovers {
     /// a ``TemporaryName`` (a file for `.partial`, a folder for `.staging`), owned by this user,
     /// whose process no longer exists (or which are older than ``safeAge``). Anything else,
     /// and the temporaries of running processes, are left alone. Returns the names removed.
+    ///
+    /// - Parameter bases: which temporaries to consider, by the base name they were made for
+    ///   (``TemporaryName/prefix(for:purpose:)``): a command sweeps only what it makes itself
+    ///   (`French.apkg` beside its output, `deck-export` in `TMPDIR`). All of them by default.
+    /// A folder that can't be read is left alone (sweeping is housekeeping, never a failure).
     @discardableResult
-    public static func sweep(_ folder: String) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+    public static func sweep(_ folder: String, bases: (String) -> Bool = { _ in true }) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)
+        } catch {
+            return []
+        }
         var removed: [String] = []
         let now = Date().timeIntervalSince1970
         for name in names where name.hasPrefix(".") {
-            guard let (purpose, pid) = TemporaryName.parse(name), pid != getpid() else { continue }
+            guard let (purpose, pid, base) = TemporaryName.parse(name), pid != getpid(), bases(base) else { continue }
             let path = (folder as NSString).appendingPathComponent(name)
             var status = stat()
             guard lstat(path, &status) == 0, status.st_uid == geteuid() else { continue }
@@ -229,16 +246,42 @@ public enum Leftovers {
             let processGone = kill(pid, 0) != 0 && errno == ESRCH
             let age = now - Double(status.st_mtim.tv_sec)
             guard processGone || age > safeAge else { continue }
-            guard (try? FileManager.default.removeItem(atPath: path)) != nil else { continue }
+            do {
+                // FileManager removes links inside a folder, never what they point to.
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                continue  // another run swept it first, or it can't be removed: not ours to fail on
+            }
             removed.append(name)
         }
         return removed
     }
 
-    /// Sweeps the system's temporary folder (`TMPDIR`, else `/tmp`).
+    /// Sweeps the system's temporary folder (`TMPDIR`, else `/tmp`) of the temporaries made
+    /// for `bases` (all of ours by default).
     @discardableResult
-    public static func sweepTemporaryDirectory() -> [String] {
-        sweep(temporaryDirectory)
+    public static func sweepTemporaryDirectory(bases: (String) -> Bool = { _ in true }) -> [String] {
+        sweep(temporaryDirectory, bases: bases)
+    }
+
+    /// Sweeps the folder an output `destination` is written in of the temporaries made for it
+    /// (`.<name>.partial-…`, `.<name>.staging-…`) and of those whose base passes `also`.
+    @discardableResult
+    public static func sweep(besideOutput destination: String, also: (String) -> Bool = { _ in false }) -> [String] {
+        // Split by hand: Foundation's path getters trap on some strings ("x/" trimmed to "x").
+        var trimmed = Substring(destination)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let folder: String
+        var name: String
+        if let slash = trimmed.lastIndex(of: "/") {
+            folder = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+            name = String(trimmed[trimmed.index(after: slash)...])
+        } else {
+            folder = "."
+            name = String(trimmed)
+        }
+        while name.utf8.count > 180 { name.removeLast() }
+        return sweep(folder) { $0 == name || also($0) }
     }
 
     /// `TMPDIR`, else `/tmp`, without a trailing slash.

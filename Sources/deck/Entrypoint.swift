@@ -3,6 +3,6 @@ import DeckCommands
 @main
 struct Entrypoint {
     static func main() async {
-        await DeckTool.main()
+        await DeckTool.runAsProcess()
     }
 }

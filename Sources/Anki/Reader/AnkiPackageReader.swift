@@ -71,7 +71,7 @@ public final class AnkiPackageReader {
         let base = temporaryDirectory ?? FileManager.default.temporaryDirectory
         // Registered for removal on SIGINT/SIGTERM/SIGHUP/SIGPIPE; a killed run's is swept later.
         do {
-            staging = try StagingDirectory(in: base.path, for: "anki")
+            staging = try StagingDirectory(in: base.path, for: "deck-anki")
         } catch {
             throw AnkiError(.io, path: base.path, reason: "cannot create a temporary directory: \(error.reason)")
         }

@@ -92,7 +92,7 @@ public final class AnkiPackageWriter {
         let base = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
         // Registered for removal on SIGINT/SIGTERM/SIGHUP/SIGPIPE; a killed run's is swept later.
         do {
-            staging = try StagingDirectory(in: base.path, for: "anki-writer")
+            staging = try StagingDirectory(in: base.path, for: "deck-anki-writer")
         } catch {
             throw AnkiError(.io, path: base.path, reason: "cannot create a temporary directory: \(error.reason)")
         }

@@ -1,4 +1,5 @@
 internal import CArchive
+import FileSafety
 import Foundation
 
 /// Extracts an archive from an untrusted source into a directory, refusing anything unsafe
@@ -85,7 +86,9 @@ public enum ArchiveExtractor {
         try requireAbsent(topNames, in: directory)
 
         // Pass 2: into a staging directory, then moved into place.
-        let staging = try makeStagingDirectory(in: directory)
+        let stagingDirectory = try makeStagingDirectory(in: directory)
+        defer { stagingDirectory.remove() }
+        let staging = stagingDirectory.url
         do {
             let created = try PrivateWorkingDirectory.run(in: staging) { changed in
                 let writer: DiskWriter = changed && backend == .automatic
@@ -97,11 +100,7 @@ public enum ArchiveExtractor {
                 throw ArchiveError(.malformed, path: archive.path, reason: "the archive changed while it was extracted")
             }
             try moveIntoPlace(topNames, from: staging, to: directory)
-            try? FileManager.default.removeItem(at: staging)
             return created
-        } catch {
-            try? FileManager.default.removeItem(at: staging)
-            throw error
         }
     }
 
@@ -170,16 +169,14 @@ public enum ArchiveExtractor {
         }
     }
 
-    private static func makeStagingDirectory(in directory: URL) throws -> URL {
-        var template = Array(directory.appendingPathComponent(".extracting-XXXXXX").path.utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
+    /// A private folder in `directory` (`.deck-extract.staging-<pid>-…`), removed when done and
+    /// on SIGINT, SIGTERM and SIGHUP (``StagingDirectory``).
+    private static func makeStagingDirectory(in directory: URL) throws -> StagingDirectory {
+        do {
+            return try StagingDirectory(in: directory.path, for: "deck-extract")
+        } catch {
+            throw ArchiveError(.io, path: directory.path, reason: "cannot create a staging directory: \(error.reason)")
         }
-        guard created else {
-            throw ArchiveError(.io, path: directory.path, reason: "cannot create a staging directory: \(LibArchive.describe(errno: errno))")
-        }
-        return URL(fileURLWithPath: String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                   isDirectory: true)
     }
 
     /// Moves the top-level entries from the staging directory into place; if one cannot be

@@ -15,9 +15,9 @@ public enum DirectoryArchiver {
     /// Archives `directory` into a new archive file at `destination`, stored under the
     /// top-level directory `topLevelName`.
     ///
-    /// The archive is written to a temporary file beside `destination` and renamed into
-    /// place at the end, so a failure leaves nothing (and an existing file is replaced only
-    /// by a complete archive).
+    /// The archive is written to a temporary file beside `destination` and published there
+    /// at the end without replacing anything (``ArchiveWriter``), so a failure leaves nothing
+    /// and of two writers to one destination one wins, the other gets `.alreadyExists`.
     ///
     /// - Parameters:
     ///   - directory: the tree to archive; it may hold only directories and regular files.

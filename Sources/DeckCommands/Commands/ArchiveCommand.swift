@@ -65,6 +65,8 @@ struct ArchiveCommand: ParsableCommand {
         var trimmed = deck
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         let destination = outputFile ?? trimmed + "." + archiveFormat.fileExtension
+        OutputPath.sweepLeftovers(beside: toStandardOutput ? [] : [destination])
+        if !toStandardOutput { try OutputPath.checkFile(destination) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let progress = ArchiveProgress(label: "Archiving", enabled: !output.quiet && !output.noProgress)
         if toStandardOutput {

@@ -114,6 +114,7 @@ struct ConvertCommand: ParsableCommand {
             }
             outputDirectory = URL(fileURLWithPath: outDir)
         }
+        OutputPath.sweepLeftovers()
         let paths = inputs + (try listedPaths())
         let urls = DeckConverter.expand(paths)
         if urls.isEmpty { throw CommandFailure(.noInput, path: paths.first ?? filesFrom, reason: "nothing to convert found") }

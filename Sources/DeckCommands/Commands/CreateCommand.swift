@@ -18,6 +18,7 @@ struct CreateCommand: ParsableCommand {
 
     mutating func run() async throws {
         let title = self.title ?? ((deck as NSString).lastPathComponent as NSString).deletingPathExtension
+        OutputPath.sweepLeftovers(beside: [deck])
         let store = try OpenDeck.create(at: deck, title: title)
         if output.json {
             Terminal.current.stdout.write(InfoCommand.json(path: deck, manifest: store.manifest, cardCount: 0) + "\n")

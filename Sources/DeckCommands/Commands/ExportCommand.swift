@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeckDocument
+import FileSafety
 import Foundation
 import Interchange
 
@@ -84,16 +85,22 @@ struct ExportCommand: ParsableCommand {
 
     mutating func run() async throws {
         let format = try resolvedFormat()
-        if outputFile != "-", FileManager.default.fileExists(atPath: outputFile) {
-            throw CommandFailure(.cantCreate, path: outputFile, reason: "already exists")
-        }
+        OutputPath.sweepLeftovers(beside: [outputFile])
+        if outputFile != "-" { try OutputPath.checkFile(outputFile) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let cards = try store.cardCount()
         if outputFile == "-" {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deck-export-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("deck.\(format.rawValue)")
+            // The export is spooled in a private folder of TMPDIR (an Anki package or a JSON
+            // file is written whole before a byte can go out): removed when done, when
+            // standard output's reader goes away (EPIPE) and on SIGINT, SIGTERM and SIGHUP.
+            let spool: StagingDirectory
+            do {
+                spool = try StagingDirectory(in: Leftovers.temporaryDirectory, for: "deck-export")
+            } catch {
+                throw CommandFailure(.ioError, path: error.path, reason: error.reason)
+            }
+            defer { spool.remove() }
+            let file = spool.url.appendingPathComponent("deck.\(format.rawValue)")
             try ErrorMapping.run(path: deck) {
                 try DeckInterchange.export(store.document, format: format, to: file, embedsMedia: embedMedia)
             }

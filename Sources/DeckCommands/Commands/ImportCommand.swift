@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeckDocument
+import FileSafety
 import Foundation
 import Persistence
 import Interchange
@@ -124,6 +125,7 @@ struct ImportCommand: ParsableCommand {
             try preview()
             return
         }
+        OutputPath.sweepLeftovers(beside: create ? [deck] : [])
         let created = create && !FileManager.default.fileExists(atPath: deck)
         let store: OpenDeck = created
             ? try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
@@ -210,10 +212,15 @@ struct ImportCommand: ParsableCommand {
     /// Runs `body` with the file's URL; standard input is first copied to a temporary file.
     private func withFile<T>(_ file: String, format: InterchangeFormat, _ body: (URL) throws -> T) throws -> T {
         guard file == "-" else { return try body(URL(fileURLWithPath: file)) }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deck-import-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let copy = folder.appendingPathComponent("stdin.\(format.rawValue)")
+        // A private folder of TMPDIR, removed when done and on SIGINT, SIGTERM and SIGHUP.
+        let folder: StagingDirectory
+        do {
+            folder = try StagingDirectory(in: Leftovers.temporaryDirectory, for: "deck-import")
+        } catch {
+            throw CommandFailure(.ioError, path: error.path, reason: error.reason)
+        }
+        defer { folder.remove() }
+        let copy = folder.url.appendingPathComponent("stdin.\(format.rawValue)")
         FileManager.default.createFile(atPath: copy.path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: copy.path) else {
             throw CommandFailure(.ioError, path: copy.path, reason: "cannot create a temporary file")

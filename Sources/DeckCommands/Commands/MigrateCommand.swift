@@ -1,5 +1,6 @@
 import ArgumentParsing
 import DeckDocument
+import FileSafety
 import Foundation
 
 /// `deck migrate <deck>`
@@ -16,6 +17,10 @@ struct MigrateCommand: ParsableCommand {
     init() {}
 
     mutating func run() async throws {
+        // The backup is built beside the deck (`.<deck>.backup-v<n>.staging-…`): a killed run's is swept.
+        let package = URL(fileURLWithPath: deck).standardizedFileURL
+        Leftovers.sweep(package.deletingLastPathComponent().path) { $0.hasPrefix(package.lastPathComponent + ".backup-v") }
+        OutputPath.sweepLeftovers()
         let result = try OpenDeck.mapping(deck) { try DeckDocument.migrate(at: URL(fileURLWithPath: deck)) }
         if output.json {
             let backup = result.backup.map { JSONText.quoted($0.path) } ?? "null"

@@ -53,6 +53,7 @@ struct OpenCommand: ParsableCommand {
     }
 
     mutating func run() async throws {
+        OutputPath.sweepLeftovers()
         let session = try DeckSession(path: deck, autosaveInterval: noAutosave ? nil : Double(autosave), wait: waiting.policy)
         session.printsJSON = output.json
         session.isQuiet = output.quiet

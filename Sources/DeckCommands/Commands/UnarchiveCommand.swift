@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Archive
 import DeckDocument
+import FileSafety
 import Foundation
 
 /// `deck unarchive <archive> [-C <dir>]`
@@ -34,6 +35,8 @@ struct UnarchiveCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CommandFailure(.noInput, path: directory, reason: "no such directory")
         }
+        // Staging folders of killed extractions here (`.deck-unarchive.staging-…`), spools in TMPDIR.
+        OutputPath.sweepLeftovers(beside: [(directory as NSString).appendingPathComponent("deck-unarchive")])
         var spooled: StandardInputSpool?
         if archive == "-" {
             spooled = try StandardInputSpool()
@@ -69,16 +72,21 @@ struct UnarchiveCommand: ParsableCommand {
     }
 }
 
-/// Standard input copied to a private temporary file (extraction reads the archive twice).
+/// Standard input copied to a private temporary file (extraction reads the archive twice),
+/// in a private folder of TMPDIR (``StagingDirectory``: removed when done and on SIGINT,
+/// SIGTERM and SIGHUP; a killed run's is swept by the next).
 struct StandardInputSpool {
     let url: URL
-    private let directory: URL
+    private let directory: StagingDirectory
 
     init() throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("deck-stdin-\(UUID().uuidString)")
-        url = directory.appendingPathComponent("archive")
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            directory = try StagingDirectory(in: Leftovers.temporaryDirectory, for: "deck-stdin")
+        } catch {
+            throw CommandFailure(.ioError, path: error.path, reason: error.reason)
+        }
+        url = directory.url.appendingPathComponent("archive")
+        do {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw CommandFailure(.ioError, path: url.path, reason: "cannot create a temporary file")
             }
@@ -88,15 +96,15 @@ struct StandardInputSpool {
                 try handle.write(contentsOf: chunk)
             }
         } catch let failure as CommandFailure {
-            try? FileManager.default.removeItem(at: directory)
+            directory.remove()
             throw failure
         } catch {
-            try? FileManager.default.removeItem(at: directory)
+            directory.remove()
             throw CommandFailure(.ioError, path: "-", reason: "cannot read standard input (\(error.localizedDescription))")
         }
     }
 
     func remove() {
-        try? FileManager.default.removeItem(at: directory)
+        directory.remove()
     }
 }

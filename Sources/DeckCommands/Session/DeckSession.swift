@@ -1,6 +1,7 @@
 import ArgumentParsing
 import DeckDocument
 import DeckFilter
+import FileSafety
 import Foundation
 
 /// An interactive session on one deck (`deck open`): commands edit a private working copy
@@ -36,7 +37,7 @@ final class DeckSession {
 
     let path: String
     private let deck: OpenDeck
-    private let scratch: URL
+    private let scratch: StagingDirectory
     private let workingPath: String
     private let working: OpenDeck
     /// When the oldest unsaved change was made; nil when everything is saved.
@@ -57,14 +58,14 @@ final class DeckSession {
         self.autosaveInterval = autosaveInterval
         self.terminal = terminal
         deck = try OpenDeck.open(at: path, readOnly: false, wait: wait)
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("deck-open-\(UUID().uuidString)")
+        // A private folder of TMPDIR, registered with CleanupRegistry: removed if a signal ends
+        // the process before the session handles signals itself (then by the normal path).
         do {
-            try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            scratch = try StagingDirectory(in: Leftovers.temporaryDirectory, for: "deck-open")
         } catch {
-            throw DeckFailure(.io, path: base.path, reason: "cannot create the session's working directory (\(error.localizedDescription))")
+            throw DeckFailure(.io, path: error.path, reason: "cannot create the session's working directory (\(error.reason))")
         }
-        scratch = base
-        let package = base.appendingPathComponent("Working.sampledeck")
+        let package = scratch.url.appendingPathComponent("Working.sampledeck")
         workingPath = package.path
         do {
             try deck.copyPackage(to: package.path, includingMedia: false)
@@ -72,14 +73,14 @@ final class DeckSession {
             working.document.mainContext.isUndoEnabled = true
             working.document.mainContext.undoLevels = 0
         } catch {
-            try? FileManager.default.removeItem(at: base)
+            scratch.remove()
             throw error
         }
     }
 
     deinit {
         try? working.document.close()
-        if !keepsWorkingCopy { try? FileManager.default.removeItem(at: scratch) }
+        if keepsWorkingCopy { scratch.keep() } else { scratch.remove() }
     }
 
     var hasUnsavedChanges: Bool { unsavedSince != nil }
@@ -113,8 +114,17 @@ final class DeckSession {
         } catch let failure as DeckFailure {
             keepsWorkingCopy = true
             throw DeckFailure(failure.kind, path: failure.path,
-                              reason: failure.reason + "; the unsaved changes are kept in \(workingPath)")
+                              reason: failure.reason + "; the unsaved changes are kept in \(keepWorkingCopy())")
         }
+    }
+
+    /// Moves the working copy out of its temporary folder to a name no sweep of leftovers
+    /// touches (`deck-open-unsaved-<uuid>` in TMPDIR), and returns its path.
+    private func keepWorkingCopy() -> String {
+        scratch.keep()
+        let kept = (Leftovers.temporaryDirectory as NSString).appendingPathComponent("deck-open-unsaved-\(UUID().uuidString)")
+        guard rename(scratch.path, kept) == 0 else { return workingPath }
+        return (kept as NSString).appendingPathComponent((workingPath as NSString).lastPathComponent)
     }
 
     /// What Tab offers for `word`, given the line before it: command names for the first
@@ -271,7 +281,12 @@ final class DeckSession {
             context.endUndoGrouping()
             if context.hasChanges {
                 context.undo()
-                try? working.saveChanges()
+                do {
+                    try working.saveChanges()
+                } catch let saving {
+                    // The working copy may now hold part of the failed command: say so.
+                    complain("cannot revert the failed command in the working copy: \(ErrorMapping.map(saving, path: path))")
+                }
             }
             throw error
         }

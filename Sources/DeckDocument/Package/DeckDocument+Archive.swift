@@ -393,16 +393,13 @@ extension DeckDocument {
             throw DeckError(path: archive.path, reason: "the archived deck can't be opened: \(error.reason)", kind: kind)
         }
         let target = directory.appendingPathComponent(package.lastPathComponent)
-        var status = stat()
-        if lstat(target.path, &status) == 0 {
-            throw DeckError(path: target.path, reason: "already exists", kind: .alreadyExists)
+        // Never replaces anything, an empty folder or a dangling link included: of two
+        // extractions of one deck exactly one wins.
+        do {
+            try Publisher.publishDirectory(package.path, at: target.path)
+        } catch {
+            throw AtomicFile.deckError(error, target)
         }
-        guard rename(package.path, target.path) == 0 else {
-            let exists = errno == EEXIST || errno == ENOTEMPTY
-            throw DeckError(path: target.path, reason: exists ? "already exists" : "can't move the deck into place: \(AtomicFile.errnoText())",
-                            kind: exists ? .alreadyExists : .io)
-        }
-        AtomicFile.syncDirectory(directory)
         return target
     }
 

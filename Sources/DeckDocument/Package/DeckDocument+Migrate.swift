@@ -1,3 +1,4 @@
+import FileSafety
 import Foundation
 import Persistence
 import SQLite
@@ -52,7 +53,12 @@ extension DeckDocument {
 
         let newName = oldStore.lastPathComponent == DeckManifest.defaultStoreName ? "Deck-v\(target).sqlite" : DeckManifest.defaultStoreName
         let building = url.appendingPathComponent(".\(newName).migrating")
-        try? FileManager.default.removeItem(at: building)
+        // A killed migration's, with its journal, which SQLite would otherwise take for the new
+        // store's hot journal (we hold the lock: no live writer owns them).
+        for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
+        // Removed on SIGINT, SIGTERM and SIGHUP, with its journal, until it is the new store.
+        let guards = [CleanupRegistry.register(building.path), CleanupRegistry.register(building.path + "-journal")]
+        defer { guards.forEach(CleanupRegistry.unregister) }
         let title = raw["title"] as? String ?? url.deletingPathExtension().lastPathComponent
         do {
             if version == 0 {
@@ -189,23 +195,46 @@ extension DeckDocument {
         try db.execute("INSERT INTO \"DeckInfo\" (\"pk\", \"title\", \"description\") VALUES (1, ?, '')", [.text(title)])
     }
 
-    /// Copies the package to `<name>.backup-v<version>` (numbered when taken), without its lock file.
+    /// Copies the package to `<name>.backup-v<version>` beside it (`-2`, `-3`… when that is
+    /// taken), without its lock file.
+    ///
+    /// The copy is made in a private folder beside the package (`.<name>.backup-v<n>.staging-…`,
+    /// removed when done and on SIGINT, SIGTERM and SIGHUP; a killed run's is swept by the next
+    /// `deck migrate`) and published without replacing anything (``Publisher``): a name where
+    /// anything is, a dangling symbolic link or a file another process just made included, is
+    /// passed over for the next number. Nothing this did not create is ever deleted.
     static func makeBackup(of url: URL, version: Int) throws -> URL {
-        let base = url.path + ".backup-v\(version)"
-        var candidate = URL(fileURLWithPath: base)
-        var number = 2
-        while FileManager.default.fileExists(atPath: candidate.path) {
-            candidate = URL(fileURLWithPath: base + "-\(number)")
-            number += 1
-        }
+        let parent = url.deletingLastPathComponent()
+        let name = url.lastPathComponent + ".backup-v\(version)"
+        let folder: StagingDirectory
         do {
-            try FileManager.default.copyItem(at: url, to: candidate)
-            try? FileManager.default.removeItem(at: candidate.appendingPathComponent(DeckLock.fileName))
+            folder = try StagingDirectory(in: parent.path, for: name)
         } catch {
-            try? FileManager.default.removeItem(at: candidate)
-            throw DeckError(path: candidate.path, reason: "can't write the backup copy: \(error.localizedDescription)", kind: .io)
+            throw AtomicFile.deckError(error, parent.appendingPathComponent(name))
         }
-        return candidate
+        defer { folder.remove() }
+        let copy = folder.url.appendingPathComponent(name, isDirectory: true)
+        do {
+            try FileManager.default.copyItem(at: url, to: copy)
+            // The copy's lock file (our own copy, in our private folder).
+            let lock = copy.appendingPathComponent(DeckLock.fileName)
+            if try UntrustedFile.type(atPath: lock.path) != nil { try FileManager.default.removeItem(at: lock) }
+        } catch {
+            throw DeckError(path: parent.appendingPathComponent(name).path,
+                            reason: "can't write the backup copy: \(error.localizedDescription)", kind: .io)
+        }
+        for number in 1...10_000 {
+            let candidate = parent.appendingPathComponent(number == 1 ? name : "\(name)-\(number)")
+            do throws(FileSafetyError) {
+                try Publisher.publishDirectory(copy.path, at: candidate.path)
+                return candidate
+            } catch where error.kind == .exists {
+                continue
+            } catch {
+                throw AtomicFile.deckError(error, candidate)
+            }
+        }
+        throw DeckError(path: parent.appendingPathComponent(name).path, reason: "can't find a free name for the backup copy", kind: .alreadyExists)
     }
 
     static func syncFile(_ url: URL) throws {

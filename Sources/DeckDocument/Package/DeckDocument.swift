@@ -106,14 +106,22 @@ public final class DeckDocument {
         guard fileManager.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw DeckError(path: url.path, reason: "the folder \(parent.path) does not exist", kind: .missing)
         }
-        let staging = parent.appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)")
+        // Built in a private folder beside `url` (`.<name>.staging-<pid>-…`, removed when done
+        // and on SIGINT, SIGTERM and SIGHUP; a killed run's is swept by the next create), then
+        // published without replacing anything: of two creates of one deck exactly one wins.
+        let folder: StagingDirectory
+        do {
+            folder = try StagingDirectory(in: parent.path, for: url.lastPathComponent)
+        } catch {
+            throw AtomicFile.deckError(error, url)
+        }
+        defer { folder.remove() }
+        let staging = folder.url.appendingPathComponent(url.lastPathComponent, isDirectory: true)
         do {
             try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
         } catch {
             throw DeckError(path: url.path, reason: "can't create the package: \(error.localizedDescription)", kind: .readOnly)
         }
-        var finished = false
-        defer { if !finished { try? fileManager.removeItem(at: staging) } }
         let manifest = DeckManifest(title: title)
         do {
             try DeckStore.createEmptyStore(at: staging.appendingPathComponent(manifest.store))
@@ -134,13 +142,11 @@ public final class DeckDocument {
             throw DeckError(path: url.path, reason: "can't create the store: \(error)", kind: .io)
         }
         try AtomicFile.write(try manifest.encoded(), to: staging.appendingPathComponent(manifestName))
-        guard rename(staging.path, url.path) == 0 else {
-            let exists = errno == EEXIST || errno == ENOTEMPTY
-            throw DeckError(path: url.path, reason: exists ? "already exists" : "can't move the package into place: \(AtomicFile.errnoText())",
-                            kind: exists ? .alreadyExists : .io)
+        do {
+            try Publisher.publishDirectory(staging.path, at: url.path)
+        } catch {
+            throw AtomicFile.deckError(error, url)
         }
-        finished = true
-        AtomicFile.syncDirectory(parent)
         return try open(at: url, mode: .readWrite)
     }
 

@@ -1,4 +1,5 @@
 import DeckDocument
+import FileSafety
 import Foundation
 
 /// The outcome of converting one input.
@@ -232,21 +233,31 @@ public struct DeckConverter: Sendable {
         }
         let base = Self.baseName(of: input)
         let folder = output.deletingLastPathComponent()
-        if existing != .replace, fileManager.fileExists(atPath: output.path) {
-            throw InterchangeError(.cannotCreate, path: output.path, reason: "already exists")
+        do {
+            // A dangling symbolic link counts: publishing never replaces it.
+            if existing != .replace, try UntrustedFile.type(atPath: output.path) != nil {
+                throw InterchangeError(.cannotCreate, path: output.path, reason: "already exists")
+            }
+        } catch let error as FileSafetyError {
+            throw InterchangeError(publishing: error)
         }
         do {
             try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw InterchangeError(.cannotCreate, path: folder.path, reason: "cannot create the output folder")
         }
-        let staging = folder.appendingPathComponent(".\(base).converting-\(UUID().uuidString)", isDirectory: true)
+        // What killed conversions to this output left (`.<output>.staging-<pid>-…` of a
+        // process that is gone), then a staging folder of our own: removed when done and on
+        // SIGINT, SIGTERM and SIGHUP (``CleanupRegistry``).
+        Leftovers.sweep(besideOutput: output.path)
+        let stagingDirectory: StagingDirectory
         do {
-            try fileManager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            stagingDirectory = try StagingDirectory(in: folder.path, for: output.lastPathComponent)
         } catch {
             throw InterchangeError(.cannotCreate, path: folder.path, reason: "cannot write in this folder")
         }
-        defer { try? fileManager.removeItem(at: staging) }
+        defer { stagingDirectory.remove() }
+        let staging = stagingDirectory.url
 
         // The deck to write from: the input package or archive itself (read-only), or a staged import.
         let document: DeckDocument
@@ -290,40 +301,40 @@ public struct DeckConverter: Sendable {
         return cards
     }
 
-    /// Moves the complete output `staged` to `output`: without replacing anything (`link(2)` for a
-    /// file, `rename(2)` for a package, which fails on a non-empty folder), or, for ``existing``
-    /// `.replace`, over the old output (a file atomically; a package by moving the old one aside).
+    /// Moves the complete output `staged` to `output` (``Publisher``): without replacing
+    /// anything there (`link(2)` for a file, `renameat2(RENAME_NOREPLACE)` for a package), so of
+    /// two conversions to one output exactly one wins; or, for ``existing`` `.replace`, over the
+    /// old output (a file atomically through ``OverwritePolicy/replace``; a package by moving
+    /// the old one aside into `staging`, removed with it).
     private func publish(_ staged: URL, at output: URL, staging: URL) throws {
-        var isDirectory: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: staged.path, isDirectory: &isDirectory)
-        func failure(_ what: String) -> InterchangeError {
-            let code = errno
-            return InterchangeError(code == EEXIST || code == ENOTEMPTY ? .cannotCreate : .io, path: output.path,
-                                    reason: code == EEXIST || code == ENOTEMPTY ? "already exists" : "\(what): \(String(cString: strerror(code)))")
-        }
-        if existing == .replace {
-            if isDirectory.boolValue, FileManager.default.fileExists(atPath: output.path) {
-                let old = staging.appendingPathComponent("replaced", isDirectory: true)
-                guard rename(output.path, old.path) == 0 else { throw failure("cannot move the old output aside") }
-                guard rename(staged.path, output.path) == 0 else {
-                    let error = failure("cannot move the output into place")
-                    _ = rename(old.path, output.path)
-                    throw error
+        do {
+            let isDirectory = try UntrustedFile.type(atPath: staged.path) == .directory
+            if existing == .replace {
+                if isDirectory, try UntrustedFile.type(atPath: output.path) != nil {
+                    let old = staging.appendingPathComponent("replaced", isDirectory: true)
+                    guard rename(output.path, old.path) == 0 else {
+                        throw InterchangeError(.io, path: output.path, reason: "cannot move the old output aside: \(String(cString: strerror(errno)))")
+                    }
+                    do {
+                        try Publisher.publishDirectory(staged.path, at: output.path)
+                    } catch {
+                        _ = rename(old.path, output.path)
+                        throw error
+                    }
+                } else if isDirectory {
+                    try Publisher.publishDirectory(staged.path, at: output.path)
+                } else {
+                    try Publisher.publishFile(staged.path, at: output.path, policy: .replace)
                 }
+                return
+            }
+            if isDirectory {
+                try Publisher.publishDirectory(staged.path, at: output.path)
             } else {
-                guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the output into place") }
+                try Publisher.publishFile(staged.path, at: output.path)
             }
-            return
-        }
-        if isDirectory.boolValue {
-            guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the deck into place") }
-        } else if link(staged.path, output.path) != 0 {
-            // A file system without hard links: check, then rename (racy, but checked once already).
-            guard errno == EPERM || errno == ENOTSUP || errno == EXDEV else { throw failure("cannot move the output into place") }
-            if FileManager.default.fileExists(atPath: output.path) {
-                throw InterchangeError(.cannotCreate, path: output.path, reason: "already exists")
-            }
-            guard rename(staged.path, output.path) == 0 else { throw failure("cannot move the output into place") }
+        } catch let error as FileSafetyError {
+            throw InterchangeError(publishing: error)
         }
     }
 }
