@@ -32,9 +32,24 @@ public struct DeckTool: ParsableCommand {
         ],
         exitStatus: DeckTool.exitStatuses,
         environment: [.init("COLUMNS", "The width tables are fitted to when standard output is not a terminal."),
-                      .init("NO_COLOR", "When set, no colour is used.")],
-        seeAlso: [.init("sampledeck", section: 5)]
+                      .init("NO_COLOR", "When set, no colour is used."),
+                      .init("TMPDIR", "Where private temporary folders go (default /tmp): the spool of export -o -, of import - and unarchive -, the working copy of deck open.")],
+        seeAlso: [.init("sampledeck", section: 5)],
+        extraSections: [DeckTool.signalsSection]
     )
+
+    /// What `deck` does with its temporaries when a signal ends it, and after a SIGKILL.
+    static let signalsSection = CommandConfiguration.Section("SIGNALS", """
+        Every output is written under a hidden temporary name beside it (.<name>.partial-<pid>-XXXXXX, a folder \
+        .<name>.staging-<pid>-XXXXXX) and moved into place when complete, never replacing anything; work folders \
+        go in TMPDIR as .deck-<command>.staging-<pid>-XXXXXX. When SIGINT, SIGTERM or SIGHUP ends a command, these \
+        are removed and the process ends by that signal (a shell reports 128 plus its number): the output is then \
+        absent or whole, and nothing is left beside it or in TMPDIR. SIGPIPE is ignored: a reader that goes away \
+        makes the next write fail (EPIPE), which ends the command and removes them the same way. deck open saves its work on \
+        SIGTERM and SIGHUP instead. A process killed with SIGKILL cannot clean up: the next run of a writing command \
+        removes the temporaries of processes that no longer exist beside its outputs and in TMPDIR, and only those \
+        (names of that form, owned by the user); nothing else is ever deleted.
+        """)
 
     static let exitStatuses: [CommandConfiguration.ExitStatus] = [
         .init(.success, "Success."),

@@ -165,6 +165,10 @@ public enum CleanupRegistry {
     /// Stops guarding a path (after it was published or removed). Nil does nothing.
     public static func unregister(_ token: Token?) {
         guard let token else { return }
+        // While a signal is being handled, the path stays registered: the thread unregistering
+        // it may have been interrupted half way through removing it (its files went under it),
+        // and the handler's second round must still remove what is left.
+        if handling.load(ordering: .sequentiallyConsistent) { return }
         let bit = UInt64(1) << UInt64(token.slot)
         active.bitwiseAnd(~bit, ordering: .releasing)
         reserved.bitwiseAnd(~bit, ordering: .releasing)

@@ -35,8 +35,7 @@ public final class TemporaryFile {
         let folder = (destination as NSString).deletingLastPathComponent
         let name = (destination as NSString).lastPathComponent
         let base = (folder.isEmpty ? "." : folder) + "/" + TemporaryName.prefix(for: name, purpose: .partial)
-        var template = Array((base + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        let (created, fd, guardToken) = TemporaryName.create(base) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else {
             let number = errno
             if number == ENOENT || number == ENOTDIR {
@@ -44,11 +43,10 @@ public final class TemporaryFile {
             }
             throw FileSafetyError.system(number, path: destination, doing: "cannot create the file")
         }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         fchmod(fd, mode)
         descriptor = fd
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        token = CleanupRegistry.register(path)
+        path = created
+        token = guardToken
     }
 
     deinit { discard() }
@@ -140,17 +138,18 @@ public final class StagingDirectory: Sendable {
     /// - Throws: ``FileSafetyError`` `.missing` when `parent` is missing, `.system`.
     public init(in parent: String, for name: String) throws(FileSafetyError) {
         let folder = parent.isEmpty ? "." : parent
-        var template = Array((folder + "/" + TemporaryName.prefix(for: name, purpose: .staging) + "XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkdtemp($0) != nil } ?? false }
-        guard made else {
+        let (created, result, guardToken) = TemporaryName.create(folder + "/" + TemporaryName.prefix(for: name, purpose: .staging)) {
+            mkdir($0, 0o700)
+        }
+        guard result >= 0 else {
             let number = errno
             if number == ENOENT || number == ENOTDIR {
                 throw FileSafetyError(.missing, path: folder, reason: "no such folder")
             }
             throw FileSafetyError.system(number, path: folder, doing: "cannot create a temporary folder")
         }
-        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        token = CleanupRegistry.register(path)
+        path = created
+        token = guardToken
     }
 
     /// The folder as a URL.
@@ -190,6 +189,29 @@ public enum TemporaryName {
         var base = name
         while base.utf8.count > 180 { base.removeLast() }
         return ".\(base).\(purpose.rawValue)-\(getpid())-"
+    }
+
+    /// Creates a temporary named `base` + 6 random letters and digits with `make` (`open` with
+    /// `O_EXCL`, `mkdir`: -1 and `errno` when it fails), trying other names while the name is
+    /// taken. The name is registered with ``CleanupRegistry`` before it is created, so a signal
+    /// at any moment, even between the two, leaves nothing (removing a name not yet made is
+    /// harmless). Returns the path, what `make` returned (-1 with `errno` set on failure) and
+    /// the registration.
+    static func create(_ base: String, _ make: (String) -> Int32) -> (path: String, result: Int32, token: CleanupRegistry.Token?) {
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        var generator = SystemRandomNumberGenerator()
+        var number: Int32 = EEXIST
+        for _ in 0..<100 {
+            let path = base + String((0..<6).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] })
+            let token = CleanupRegistry.register(path)
+            let result = make(path)
+            if result >= 0 { return (path, result, token) }
+            number = errno
+            CleanupRegistry.unregister(token)
+            guard number == EEXIST else { break }
+        }
+        errno = number
+        return (base, -1, nil)
     }
 
     /// The purpose, process id and base name (the `<name>` of ``prefix(for:purpose:)``) of a

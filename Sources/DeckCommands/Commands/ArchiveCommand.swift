@@ -17,7 +17,9 @@ struct ArchiveCommand: ParsableCommand {
             is copied aside. Entries are sorted and their times, owners and \
             permissions normalised, so archiving the same deck twice gives the same bytes. The format comes \
             from --format, else from the extension of -o, else zip. The archive is written under a temporary \
-            name and renamed when complete; an existing file is never overwritten. With -o - the archive goes \
+            name and published when complete with a call that never replaces anything: an existing file, even a \
+            symbolic link to a missing one, is never overwritten (exit 73), and of two runs writing one -o exactly one \
+            succeeds. A name ending in / is refused. With -o - the archive goes \
             to standard output (not to a terminal). A deck archive can also be given to info, list, search, \
             check and export, which read it without extracting it anywhere visible.
             """,

@@ -7,7 +7,7 @@ struct CreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a new, empty deck.",
-        discussion: "Creates the .sampledeck directory with its manifest and store. An existing path is never overwritten.",
+        discussion: "Creates the .sampledeck directory with its manifest and store, built in a hidden folder beside it and moved into place when complete. An existing path (an empty directory or a dangling symbolic link too) is never overwritten: exit 73.",
         examples: [.init("Create a deck titled French verbs.", command: "deck create French.sampledeck --title \"French verbs\"")])
 
     @Argument(help: ArgumentHelp("The deck to create.", valueName: "deck")) var deck: String

@@ -28,7 +28,9 @@ struct ExportCommand: ParsableCommand {
         abstract: "Write a deck's cards as CSV, TSV, JSON, an Anki package or an HTML page.",
         discussion: """
             The format is taken from --format, else from the output's extension. The file is written under a \
-            temporary name and renamed when complete; an existing file is never overwritten. '-o -' writes to \
+            temporary name and published when complete with a call that never replaces anything: an existing file, \
+            even a symbolic link to a missing one, is never overwritten (exit 73), and of two runs writing one -o exactly \
+            one succeeds. A name ending in / is refused. '-o -' writes to \
             standard output (--format is then required).
 
             csv, tsv: Anki's text format with header lines (#separator:, #html:true, #columns:), one row per card: \
