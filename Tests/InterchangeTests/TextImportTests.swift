@@ -35,6 +35,14 @@ import Testing
         #expect(settings.isHTML == expected)
     }
 
+    @Test func aCellOfTwentyThousandTagsKeepsEachOnceInOrder() throws {
+        // Repeats, and a header tag repeated in the cell: each tag once, in first-seen order.
+        let names = (0..<20_000).map { "t\($0)" }
+        let (_, rows) = try rows("#separator:tab\n#tags:t5 head\na\tb\t" + (names + ["t0", "head", "t19999"]).joined(separator: " ") + "\n")
+        #expect(rows.count == 1)
+        #expect(rows.first?.tags == ["t5", "head"] + names.filter { $0 != "t5" })
+    }
+
     @Test func tagsNotetypeAndDeckHeadersApplyToEveryRow() throws {
         let (settings, rows) = try rows("""
             #separator:tab

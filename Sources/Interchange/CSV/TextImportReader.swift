@@ -274,7 +274,13 @@ public struct TextImportReader {
                     row.tags = tags
                 } else {
                     row.tags.reserveCapacity(row.tags.count + tags.count)
-                    for tag in tags where !row.tags.contains(tag) { row.tags.append(tag) }
+                    if row.tags.count + tags.count <= 32 {
+                        for tag in tags where !row.tags.contains(tag) { row.tags.append(tag) }
+                    } else {
+                        // Many tags (20,000 in a cell): repeats found through a set, not a scan per tag.
+                        var seen = Set(row.tags)
+                        for tag in tags where seen.insert(tag).inserted { row.tags.append(tag) }
+                    }
                 }
             case .guid: row.guid = value.isEmpty ? nil : value
             case .notetype: if !value.isEmpty { row.notetype = value }
