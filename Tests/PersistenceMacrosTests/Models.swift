@@ -51,3 +51,24 @@ struct Address: Codable, Hashable {
     var nickname: String
     init(nickname: String) { self.nickname = nickname }
 }
+
+/// A team needs one to three members (SwiftData checks the bounds at save).
+@Model final class Team {
+    var name: String
+    @Relationship(deleteRule: .cascade, minimumModelCount: 1, maximumModelCount: 3, inverse: \Member.team)
+    var members: [Member] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Member {
+    var name: String
+    var team: Team?
+    init(name: String) { self.name = name }
+}
+
+@Model final class Photo {
+    var name: String
+    var width: Int = 0
+    @Attribute(.externalStorage) var image: Data?
+    init(name: String) { self.name = name }
+}

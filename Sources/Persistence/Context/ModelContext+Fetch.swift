@@ -26,7 +26,8 @@ extension ModelContext {
     /// The stored rows matching a descriptor as models (pending changes not considered;
     /// models deleted in this context left out).
     func fetchStored<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws -> [T] {
-        let query = try makeQuery(descriptor, entity: entity, columns: .rows)
+        let partial = partialSelectColumns(descriptor, entity: entity)
+        let query = try makeQuery(descriptor, entity: entity, columns: partial.map { .partialRows($0) } ?? .rows)
         // Rows are gathered as unmanaged references owned by this array (+1 each), so that
         // handing them to `[T]` at the end moves them instead of retaining and releasing each.
         var rows: [Unmanaged<AnyObject>] = []
@@ -36,7 +37,7 @@ extension ModelContext {
                 let statement = try db.cachedStatement(query.sql)
                 defer { statement.reset() }
                 try statement.bind(query.arguments)
-                var reader = RowMaterializer(context: self, table: entity)
+                var reader = RowMaterializer(context: self, table: entity, selected: partial)
                 while try statement.step() {
                     let model = try reader.materialize(statement)
                     guard model.persistentBackingData.state != .deleted else { continue }
@@ -254,6 +255,65 @@ extension ModelContext {
         return try reader.materialize(statement)
     }
 
+    /// Reads the attributes a fetch with `propertiesToFetch` left out of `model` (one query),
+    /// on the first read or write of one of them through an accessor.
+    ///
+    /// The values go into the model and its snapshot as if fetched at first: observers are
+    /// not told. An accessor can't throw, so a failure (the row deleted meanwhile, a value
+    /// that doesn't convert) leaves the attributes at their initial values and is thrown by
+    /// the context's next ``save()``, as a relationship that fails to load is.
+    func readUnfetchedAttributes(of model: any PersistentModel) {
+        let backing = model.persistentBackingData
+        let unfetched = backing.unfetchedAttributes
+        backing.unfetchedAttributes = []
+        guard !unfetched.isEmpty, let entity = entity(of: model), let snapshot = backing.snapshot else { return }
+        let sql = "SELECT " + unfetched.map { quoteIdentifier(entity.attributes[$0].name) }.joined(separator: ", ")
+            + " FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?"
+        do {
+            let values = try container.store(for: entity).withDatabase { db -> [SQLValue]? in
+                let statement = try db.cachedStatement(sql)
+                defer { statement.reset() }
+                statement.bind(int64: backing.primaryKey, at: 1)
+                guard try statement.step() else { return nil }
+                return (0..<unfetched.count).map { statement.value(at: Int32($0)) }
+            }
+            guard let values else { throw PersistenceError.modelNotFound(model.persistentModelID) }
+            var updated = Array(snapshot)
+            let writers = entity.writers
+            for (position, index) in unfetched.enumerated() {
+                guard writers[index](model, values[position]) else {
+                    throw externalStorageError(entity)
+                        ?? PersistenceError.invalidStoredValue(entity: entity.name, attribute: entity.attributes[index].name,
+                                                               value: values[position].description)
+                }
+                updated[index] = values[position]
+            }
+            backing.snapshot = StoredValues.make(updated)
+        } catch {
+            recordDeferredError(error)
+        }
+    }
+
+    /// The columns a fetch with `propertiesToFetch` selects from the root table, or nil when
+    /// it reads whole rows: the key, the discriminator, every to-one key, and the attributes
+    /// named or not able to fault in.
+    func partialSelectColumns<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) -> [String]? {
+        guard !descriptor.propertiesToFetch.isEmpty, !undoState.isEnabled else { return nil }
+        let requested = Set(descriptor.propertiesToFetch.compactMap { entity.attribute(for: $0)?.name })
+        var leftOut: Set<String> = []
+        for member in entity.rootEntity.hierarchy {
+            for attribute in member.attributes where attribute.faultsOnAccess && !requested.contains(attribute.name) {
+                leftOut.insert(attribute.name)
+            }
+        }
+        // A column some entity of the table can't fault in is read.
+        for member in entity.rootEntity.hierarchy {
+            for attribute in member.attributes where !attribute.faultsOnAccess { leftOut.remove(attribute.name) }
+        }
+        guard !leftOut.isEmpty else { return nil }
+        return entity.rootEntity.selectColumns.filter { !leftOut.contains($0) }
+    }
+
     /// Fetches one row by primary key (or returns the registered model).
     func fetchRow(entity: Schema.Entity, primaryKey: Int64) throws -> (any PersistentModel)? {
         if let existing = registry[tableKey(entity)]?[primaryKey] { return existing }
@@ -273,7 +333,11 @@ extension ModelContext {
 
     // MARK: Queries
 
-    enum QueryColumns { case rows, count, identifiers }
+    enum QueryColumns: Equatable {
+        case rows, count, identifiers
+        /// Rows with only these columns of the root table (`propertiesToFetch`).
+        case partialRows([String])
+    }
 
     struct SQLQuery {
         let sql: String
@@ -304,6 +368,7 @@ extension ModelContext {
         let select: String
         switch columns {
         case .rows: select = table.selectColumns.map { "t0." + quoteIdentifier($0) }.joined(separator: ", ")
+        case .partialRows(let columns): select = columns.map { "t0." + quoteIdentifier($0) }.joined(separator: ", ")
         case .count: select = "count(*)"
         case .identifiers: select = entity.usesDiscriminator ? "t0.\"pk\", t0.\"entity\"" : "t0.\"pk\""
         }

@@ -58,7 +58,7 @@ extension ModelContext {
         for index in storesTouched where !container.stores[index].configuration.allowsSave {
             throw PersistenceError.readOnlyStore(path: container.stores[index].path)
         }
-        try checkRelationshipCounts(insertEntities + updates)
+        try checkRelationshipCounts(inserted: insertEntities, changed: updates + linkOwners, deleted: deleteEntities)
 
         // Stored values as written, by position in insertEntities and updates.
         var insertedValues: [StoredValues?] = Array(repeating: nil, count: insertEntities.count)
@@ -388,17 +388,43 @@ extension ModelContext {
         }
     }
 
-    private func checkRelationshipCounts(_ models: [(any PersistentModel, Schema.Entity)]) throws {
-        for (model, entity) in models {
-            for relationship in entity.relationships where relationship.isToMany && (relationship.minimumModelCount != nil || relationship.maximumModelCount != nil) {
-                guard case .toMany(let current, _)? = model.persistentBackingData.relationships[relationship.keyPath] else { continue }
+    /// Checks `minimumModelCount` / `maximumModelCount` of every to-many relationship of the
+    /// models the save writes, before anything is written (so a violation changes nothing).
+    ///
+    /// A new model's relationship that was never set has no members; a registered model's is
+    /// read (from memory, or the store). Members the save deletes don't count, so deleting
+    /// the members of a relationship with a minimum (a nullify rule takes them out of the
+    /// owner's list, which makes the owner a changed model) is refused too.
+    private func checkRelationshipCounts(inserted: [(any PersistentModel, Schema.Entity)], changed: [(any PersistentModel, Schema.Entity)],
+                                         deleted: [(any PersistentModel, Schema.Entity)]) throws {
+        let deleting = Set(deleted.map { ObjectIdentifier($0.0) })
+        var checked: Set<ObjectIdentifier> = []
+        func check(_ model: any PersistentModel, _ entity: Schema.Entity, isNew: Bool) throws {
+            let bounded = entity.boundedRelationships
+            guard !bounded.isEmpty, !deleting.contains(ObjectIdentifier(model)), checked.insert(ObjectIdentifier(model)).inserted else { return }
+            for relationship in bounded {
+                let members: [any PersistentModel]
+                if isNew && model.persistentBackingData.relationships[relationship.keyPath] == nil {
+                    members = []
+                } else {
+                    members = try relatedModels(of: model, relationship, entity: entity)
+                }
+                let count = members.reduce(0) { $0 + (deleting.contains(ObjectIdentifier($1)) ? 0 : 1) }
                 let low = relationship.minimumModelCount ?? 0, high = relationship.maximumModelCount ?? Int.max
-                if current.count < low || current.count > high {
-                    throw PersistenceError.relationshipCount(entity: entity.name, relationship: relationship.name, count: current.count,
+                if count < low || count > high {
+                    throw PersistenceError.relationshipCount(entity: entity.name, relationship: relationship.name, count: count,
                                                              bounds: "\(low)...\(high == Int.max ? "" : String(high))")
                 }
             }
         }
+        var lastEntity: Schema.Entity?
+        for (model, entity) in inserted {
+            // Inserts come in runs of one entity; most entities have no bounds.
+            if entity === lastEntity && entity.boundedRelationships.isEmpty { continue }
+            lastEntity = entity
+            try check(model, entity, isNew: true)
+        }
+        for (model, entity) in changed { try check(model, entity, isNew: false) }
     }
 }
 

@@ -311,6 +311,9 @@ public final class ModelContext {
     func hasStoredValues(_ snapshot: StoredValues, model: any PersistentModel, entity: Schema.Entity) -> Bool {
         let readers = entity.readers, toOne = entity.toOneColumns
         guard snapshot.count == readers.count + toOne.count else { return false }
+        // A model with attributes still to read is unchanged: its accessors read them before
+        // any change (and the context's own writes put stored values back).
+        if !model.persistentBackingData.unfetchedAttributes.isEmpty { return true }
         for (position, read) in readers.enumerated() where read(model) != snapshot[position] { return false }
         guard !toOne.isEmpty else { return true }
         let relationships = model.persistentBackingData.relationships
@@ -355,6 +358,8 @@ public final class ModelContext {
 
     func revert(_ model: any PersistentModel) {
         guard let snapshot = model.persistentBackingData.snapshot, let entity = entity(of: model) else { return }
+        // A model with attributes still to read has no changes to revert.
+        guard model.persistentBackingData.unfetchedAttributes.isEmpty else { return }
         for (index, attribute) in entity.attributes.enumerated() where attribute.read(model) != snapshot[index] {
             _ = attribute.write(model, snapshot[index])
         }

@@ -10,8 +10,12 @@ struct RowMaterializer {
     private struct Plan {
         let entity: Schema.Entity
         let make: () -> any PersistentModel
+        /// Where each stored value (attributes, then to-one keys) sits in the row; -1 for an
+        /// attribute the query left out.
         let positions: [Int32]
         let writers: [(AnyObject, SQLValue) -> Bool]
+        /// The attributes the query left out (`propertiesToFetch`), read on first access.
+        let unfetched: [Int]
     }
 
     private let context: ModelContext
@@ -19,19 +23,28 @@ struct RowMaterializer {
     private let identities: IdentityTable
     private let storeIdentifier: String
     private var plan: Plan
+    /// The columns selected, when not all of the root's (`propertiesToFetch`).
+    private let selected: [String]?
 
     /// Prepares to read rows selected with `table`'s columns (`Schema.Entity.selectColumns`
-    /// of its root: the key first, then the discriminator if any).
-    init(context: ModelContext, table: Schema.Entity) {
+    /// of its root: the key first, then the discriminator if any), or with `selected`, a
+    /// subset of them in the same order.
+    init(context: ModelContext, table: Schema.Entity, selected: [String]? = nil) {
         self.context = context
         self.table = table
+        self.selected = selected
         identities = context.identityTable(table)
         storeIdentifier = context.container.stores[table.storeIndex].identifier
-        plan = Self.plan(for: table)
+        plan = Self.plan(for: table, selected: selected)
     }
 
-    private static func plan(for entity: Schema.Entity) -> Plan {
-        Plan(entity: entity, make: entity.make, positions: entity.selectPositions, writers: entity.writers)
+    private static func plan(for entity: Schema.Entity, selected: [String]?) -> Plan {
+        guard let selected else {
+            return Plan(entity: entity, make: entity.make, positions: entity.selectPositions, writers: entity.writers, unfetched: [])
+        }
+        let positions = entity.columnNames.map { name in Int32(selected.firstIndex(of: name) ?? -1) }
+        let unfetched = entity.attributes.indices.filter { positions[$0] < 0 }
+        return Plan(entity: entity, make: entity.make, positions: positions, writers: entity.writers, unfetched: unfetched)
     }
 
     /// The registered model for the statement's current row, or a new one filled from it and
@@ -46,12 +59,29 @@ struct RowMaterializer {
         let model = plan.make()
         let positions = plan.positions, writers = plan.writers
         var failed: Int?
-        let snapshot = StoredValues.make(count: positions.count) { buffer in
-            for index in 0..<positions.count {
-                let value = statement.value(at: positions[index])
-                if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
-                (buffer + index).initialize(to: value)
+        let snapshot: StoredValues
+        if plan.unfetched.isEmpty {
+            snapshot = StoredValues.make(count: positions.count) { buffer in
+                for index in 0..<positions.count {
+                    let value = statement.value(at: positions[index])
+                    if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
+                    (buffer + index).initialize(to: value)
+                }
             }
+        } else {
+            // Attributes left out keep their initial values (NULL in the snapshot) until read.
+            snapshot = StoredValues.make(count: positions.count) { buffer in
+                for index in 0..<positions.count {
+                    guard positions[index] >= 0 else {
+                        (buffer + index).initialize(to: .null)
+                        continue
+                    }
+                    let value = statement.value(at: positions[index])
+                    if index < writers.count, !writers[index](model, value), failed == nil { failed = index }
+                    (buffer + index).initialize(to: value)
+                }
+            }
+            model.persistentBackingData.unfetchedAttributes = plan.unfetched
         }
         if let failed {
             throw context.externalStorageError(plan.entity)
@@ -74,6 +104,6 @@ struct RowMaterializer {
         guard let sub = context.schema.entity(named: name), sub.rootEntity === table.rootEntity else {
             throw PersistenceError.invalidStoredValue(entity: table.name, attribute: "entity", value: name)
         }
-        plan = Self.plan(for: sub)
+        plan = Self.plan(for: sub, selected: selected)
     }
 }

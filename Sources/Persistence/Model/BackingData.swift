@@ -25,6 +25,11 @@ public final class BackingData {
     /// notification, and models the context makes and fills never pay for one.
     @exclusivity(unchecked) @usableFromInline var registrar: ObservationRegistrar?
 
+    /// The attributes (by index in the entity) a fetch with `propertiesToFetch` left out:
+    /// the first read or write through an accessor reads them from the store. Empty for a
+    /// model read whole.
+    @exclusivity(unchecked) @usableFromInline var unfetchedAttributes: [Int] = []
+
     public init() {}
 
     /// The registrar, made on first use.
@@ -36,10 +41,10 @@ public final class BackingData {
         return made
     }
 
-    /// Whether anything may be observing the model (an accessor was read), for the setters
-    /// `@Model` generates.
+    /// Whether a setter `@Model` generates must take the slow path: something may be
+    /// observing the model (an accessor was read), or attributes are still to be read.
     @inlinable
-    public var _$isObserved: Bool { registrar != nil }
+    public var _$isObserved: Bool { registrar != nil || !unfetchedAttributes.isEmpty }
 
     func identifier(entityName: String) -> PersistentIdentifier {
         PersistentIdentifier(storeIdentifier: storeIdentifier, entityName: entityName,

@@ -8,13 +8,17 @@ extension PersistentModel where Self: Observable {
     /// Tells an enclosing `withObservationTracking` that `keyPath` was read.
     @inlinable
     public func _$access<V>(_ keyPath: KeyPath<Self, V>) {
-        persistentBackingData.observationRegistrar().access(self, keyPath: keyPath)
+        let backing = persistentBackingData
+        if !backing.unfetchedAttributes.isEmpty { _$readUnfetched() }
+        backing.observationRegistrar().access(self, keyPath: keyPath)
     }
 
     /// Tells observers, if any, that `keyPath` is about to change.
     @inlinable
     public func _$willSet<V>(_ keyPath: KeyPath<Self, V>) {
-        persistentBackingData.registrar?.willSet(self, keyPath: keyPath)
+        let backing = persistentBackingData
+        if !backing.unfetchedAttributes.isEmpty { _$readUnfetched() }
+        backing.registrar?.willSet(self, keyPath: keyPath)
     }
 
     /// Tells observers, if any, that `keyPath` changed.
@@ -99,6 +103,17 @@ extension PersistentModel where Self: Observable {
 }
 
 extension PersistentModel {
+    /// Reads the attributes a `propertiesToFetch` fetch left out (see
+    /// ``ModelContext/readUnfetchedAttributes(of:)``).
+    @usableFromInline
+    func _$readUnfetched() {
+        if let context = persistentBackingData.context {
+            context.readUnfetchedAttributes(of: self)
+        } else {
+            persistentBackingData.unfetchedAttributes = []
+        }
+    }
+
     /// The destination of a non-optional to-one relationship (`var photo: Photo`).
     ///
     /// A model must be given the destination before anything reads it, as in SwiftData;

@@ -24,6 +24,15 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var includePendingChanges: Bool = true
     /// Relationships to load along with the models, in one query each, avoiding N+1 faults.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+    /// The attributes to read with each model, as SwiftData's `propertiesToFetch`: the
+    /// fetch selects only their columns (and the keys of to-one relationships), and the
+    /// other attributes of a `@Model` class are read from the store the first time one of
+    /// them is read or set (one query per model). Empty (the default) reads every attribute.
+    ///
+    /// Attributes of hand-written models, whose plain stored properties can't notice a
+    /// read, are always fetched; so is everything while the context records undo (the
+    /// undo stack needs every value). ``ModelContext/fetch(_:batchSize:)`` reads whole rows.
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
     /// Whether models of subclasses are included (default true).
     public var includeSubclasses: Bool = true
 

@@ -51,12 +51,16 @@ extension Schema {
         let bind: (AnyObject, Statement, Int32) -> Void
         /// Prepares fast access with a prototype instance of the model.
         let resolve: (AnyObject) -> Void
+        /// Whether the model's accessor reads the value from the store when it wasn't
+        /// fetched (the attributes of `@Model` classes), so a fetch may leave it out.
+        let faultsOnAccess: Bool
 
         @usableFromInline
         init(name: String, keyPath: AnyKeyPath, options: Set<Option>, originalName: String?, isOptional: Bool,
              sqlType: String, valueTypeName: String, read: @escaping (AnyObject) -> SQLValue,
              write: @escaping (AnyObject, SQLValue) -> Bool, materialize: ((AnyObject, SQLValue) -> Bool)? = nil,
-             bind: @escaping (AnyObject, Statement, Int32) -> Void, resolve: @escaping (AnyObject) -> Void) {
+             bind: @escaping (AnyObject, Statement, Int32) -> Void, resolve: @escaping (AnyObject) -> Void,
+             faultsOnAccess: Bool = false) {
             self.name = name
             self.keyPath = keyPath
             self.options = options
@@ -69,6 +73,7 @@ extension Schema {
             self.materialize = materialize ?? write
             self.bind = bind
             self.resolve = resolve
+            self.faultsOnAccess = faultsOnAccess
         }
 
         public var description: String { "\(name): \(valueTypeName)" }

@@ -74,6 +74,7 @@ extension Schema {
             }
             self.attributes = attributes
             self.relationships = relationships
+            self.boundedRelationships = relationships.filter { $0.isToMany && ($0.minimumModelCount != nil || $0.maximumModelCount != nil) }
             self.declaredUniques = uniques
             self.declaredIndexes = indexes
             self.make = Entity.factory(for: type)
@@ -90,6 +91,8 @@ extension Schema {
 
         /// Whether any relationship is to-many (only those keep join-table rows to write on save).
         var hasToManyRelationships: Bool { relationships.contains { $0.isToMany } }
+        /// To-many relationships with a `minimumModelCount` or `maximumModelCount`, checked at save.
+        let boundedRelationships: [Relationship]
 
         /// The entity at the top of the inheritance chain.
         public var rootEntity: Entity { superentity?.rootEntity ?? self }

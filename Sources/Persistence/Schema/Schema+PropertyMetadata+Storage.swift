@@ -44,7 +44,8 @@ extension Schema.PropertyMetadata {
                 return true
             },
             bind: { object, statement, index in bind(property.get(object), statement, index) },
-            resolve: { prototype in property.resolve(prototype: prototype) { encode($0) == encode($1) } })))
+            resolve: { prototype in property.resolve(prototype: prototype) { encode($0) == encode($1) } },
+            faultsOnAccess: true)))
     }
 
     // MARK: Values that convert to a column (numbers, strings, dates, data, UUID, URL, Decimal)

@@ -198,7 +198,7 @@ extension Schema.Attribute {
         return Schema.Attribute(name: name, keyPath: keyPath, options: options, originalName: originalName, isOptional: isOptional,
                                 sqlType: sqlType, valueTypeName: valueTypeName, read: read, write: write, materialize: materialize,
                                 bind: { object, statement, index in statement.bind(read(object), at: index) },
-                                resolve: base.resolve)
+                                resolve: base.resolve, faultsOnAccess: base.faultsOnAccess)
     }
 }
 
