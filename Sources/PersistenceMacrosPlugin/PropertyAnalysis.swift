@@ -39,6 +39,9 @@ struct PersistedProperty {
     let minimumModelCount: ExprSyntax?
     let maximumModelCount: ExprSyntax?
 
+    /// Whether `@Attribute(.transformable(by:))`: stored through a `ValueTransformer`.
+    var isTransformable: Bool { attributeOptions.contains { PropertyAnalysis.memberName($0) == "transformable" } }
+
     /// The type without optional or collection syntax is syntactically optional.
     var isOptionalType: Bool { type.map(isOptional) ?? false }
     var isArrayType: Bool { type.map { arrayElement(of: $0) != nil } ?? false }
@@ -59,7 +62,9 @@ struct PersistedProperty {
     func storageDeclaration() -> DeclSyntax? {
         if case .relationship = kind { return nil }
         let storageName = "_\(name)"
-        let attributes = "@Transient @exclusivity(unchecked) private var"
+        // No marker macro (`@Transient`) to keep `@Model` off it: every attached macro is one
+        // more request to the plugin per property; `analyze` skips this shape instead.
+        let attributes = "@exclusivity(unchecked) private var"
         if let initializer {
             if let type { return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = \(initializer.trimmed)" }
             return "\(raw: attributes) \(raw: storageName) = \(initializer.trimmed)"
@@ -82,6 +87,10 @@ struct PersistedProperty {
         var options = ""
         if !attributeOptions.isEmpty { options += ", options: [\(attributeOptions.map { $0.trimmedDescription }.joined(separator: ", "))]" }
         if let originalName { options += ", originalName: \(originalName.trimmedDescription)" }
+        if isTransformable {
+            // Whatever the type: the transformer makes the stored Data.
+            return ".transformed(\"\(name)\", \(keyPath), \(storage)\(options))"
+        }
         switch kind {
         case .attribute(let known):
             return ".\(known.isColumnValue ? "attribute" : "codable")(\"\(name)\", \(keyPath), \(storage)\(options))"
@@ -177,6 +186,9 @@ enum PropertyAnalysis {
         guard let binding = variable.bindings.first, let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { return nil }
         let name = identifier.identifier.trimmedDescription
         if name.hasPrefix("_$") || name == "persistentBackingData" { return nil }
+        // The backing storage `@Model` generates (`@exclusivity(unchecked) private var _front`).
+        if name.hasPrefix("_"), hasAttribute(variable, named: "exclusivity"),
+           variable.modifiers.contains(where: { $0.name.text == "private" }) { return nil }
         if let accessors = binding.accessorBlock {
             // A computed property (or one with observers, which @Model can't keep).
             if case .accessors(let list) = accessors.accessors,

@@ -72,3 +72,53 @@ struct Address: Codable, Hashable {
     @Attribute(.externalStorage) var image: Data?
     init(name: String) { self.name = name }
 }
+
+/// A color with no Codable conformance: only a transformer can store it.
+final class RGB: Equatable, CustomStringConvertible {
+    let red: UInt8, green: UInt8, blue: UInt8
+    init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) { (self.red, self.green, self.blue) = (red, green, blue) }
+    static func == (a: RGB, b: RGB) -> Bool { (a.red, a.green, a.blue) == (b.red, b.green, b.blue) }
+    var description: String { "rgb(\(red), \(green), \(blue))" }
+}
+
+/// Three bytes and back, as a SwiftData user writes a transformer on Apple platforms.
+final class RGBTransformer: ValueTransformer {
+    override class func transformedValueClass() -> AnyClass { NSData.self }
+    override class func allowsReverseTransformation() -> Bool { true }
+    override func transformedValue(_ value: Any?) -> Any? {
+        guard let color = value as? RGB else { return nil }
+        return Data([color.red, color.green, color.blue])
+    }
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data, data.count == 3 else { return nil }
+        let bytes = [UInt8](data)
+        return RGB(bytes[0], bytes[1], bytes[2])
+    }
+}
+
+/// Archives of strings only (an `NSSecureUnarchiveFromDataTransformer`, registered by name).
+final class LabelsTransformer: NSSecureUnarchiveFromDataTransformer {
+    override class var allowedTopLevelClasses: [AnyClass] { [NSArray.self, NSString.self] }
+    static let name = NSValueTransformerName("LabelsTransformer")
+}
+
+@Model final class Swatch {
+    var name: String
+    @Attribute(.transformable(by: RGBTransformer.self)) var color: RGB?
+    @Attribute(.transformable(by: RGBTransformer.self)) var background: RGB
+    @Attribute(.transformable(by: "LabelsTransformer")) var labels: NSArray?
+    init(name: String, background: RGB) {
+        self.name = name
+        self.background = background
+    }
+}
+
+/// The same attribute on a hand-written model.
+final class HandSwatch: PersistentModel {
+    var color: RGB? = nil
+    static let schemaMetadata: [Schema.PropertyMetadata] = [
+        .transformed("color", \HandSwatch.color, options: [.transformable(by: RGBTransformer.self)]),
+    ]
+    let persistentBackingData = BackingData()
+    init() {}
+}

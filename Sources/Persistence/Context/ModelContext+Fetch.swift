@@ -286,7 +286,7 @@ extension ModelContext {
                         ?? PersistenceError.invalidStoredValue(entity: entity.name, attribute: entity.attributes[index].name,
                                                                value: values[position].description)
                 }
-                updated[index] = values[position]
+                updated[index] = entity.reencodedAttributeIndexes.contains(index) ? entity.readers[index](model) : values[position]
             }
             backing.snapshot = StoredValues.make(updated)
         } catch {

@@ -59,7 +59,7 @@ struct RowMaterializer {
         let model = plan.make()
         let positions = plan.positions, writers = plan.writers
         var failed: Int?
-        let snapshot: StoredValues
+        var snapshot: StoredValues
         if plan.unfetched.isEmpty {
             snapshot = StoredValues.make(count: positions.count) { buffer in
                 for index in 0..<positions.count {
@@ -87,6 +87,13 @@ struct RowMaterializer {
             throw context.externalStorageError(plan.entity)
                 ?? PersistenceError.invalidStoredValue(entity: plan.entity.name, attribute: plan.entity.attributes[failed].name,
                                                        value: snapshot[failed].description)
+        }
+        if !plan.entity.reencodedAttributeIndexes.isEmpty {
+            // A transformer may not give back the very bytes it was given (a keyed archive):
+            // the snapshot holds what the value stores as now, so an unchanged value is unchanged.
+            var values = Array(snapshot)
+            for index in plan.entity.reencodedAttributeIndexes where positions[index] >= 0 { values[index] = plan.entity.readers[index](model) }
+            snapshot = StoredValues.make(values)
         }
         let backing = model.persistentBackingData
         backing.snapshot = snapshot

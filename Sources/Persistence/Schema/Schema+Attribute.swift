@@ -19,6 +19,9 @@ extension Schema {
             case ephemeral
             /// The value is kept in the history's record of a deletion (SwiftData's tombstone).
             case preserveValueOnDeletion
+            /// Stored as `Data` (a BLOB) made by the ``ValueTransformer`` registered under this
+            /// name, and read back through its reverse transformation.
+            case transformable(by: String)
             /// Accepted for SwiftData source compatibility: Spotlight indexing, which Linux lacks.
             case spotlight
             /// Accepted for SwiftData source compatibility: CloudKit encryption, which Linux lacks.
@@ -78,7 +81,22 @@ extension Schema {
 
         public var description: String { "\(name): \(valueTypeName)" }
     }
+}
 
+extension Schema.Attribute.Option {
+    /// Stored as `Data` made by a transformer of this class (SwiftData's
+    /// `.transformable(by: MyTransformer.self)`): an instance is registered under the class's
+    /// name unless one is already.
+    public static func transformable(by type: ValueTransformer.Type) -> Self {
+        let name = String(reflecting: type)
+        if ValueTransformer.registered(name) == nil {
+            ValueTransformer.setValueTransformer(type.init(), forName: NSValueTransformerName(name))
+        }
+        return .transformable(by: name)
+    }
+}
+
+extension Schema {
     /// How deleting a model affects the models a relationship points to.
     ///
     /// SwiftData spells it `Schema.Relationship.DeleteRule`; that name works here too.

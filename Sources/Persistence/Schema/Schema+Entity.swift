@@ -74,6 +74,9 @@ extension Schema {
             }
             self.attributes = attributes
             self.relationships = relationships
+            self.reencodedAttributeIndexes = attributes.indices.filter { index in
+                attributes[index].options.contains { if case .transformable = $0 { true } else { false } }
+            }
             self.boundedRelationships = relationships.filter { $0.isToMany && ($0.minimumModelCount != nil || $0.maximumModelCount != nil) }
             self.declaredUniques = uniques
             self.declaredIndexes = indexes
@@ -93,6 +96,8 @@ extension Schema {
         var hasToManyRelationships: Bool { relationships.contains { $0.isToMany } }
         /// To-many relationships with a `minimumModelCount` or `maximumModelCount`, checked at save.
         let boundedRelationships: [Relationship]
+        /// `.transformable` attributes, whose snapshot is re-encoded from the value read.
+        let reencodedAttributeIndexes: [Int]
 
         /// The entity at the top of the inheritance chain.
         public var rootEntity: Entity { superentity?.rootEntity ?? self }

@@ -51,15 +51,42 @@ extension Schema.PropertyMetadata {
     // MARK: Values that convert to a column (numbers, strings, dates, data, UUID, URL, Decimal)
 
     /// An attribute of a `@Model` class kept in backing storage of its own type.
+    ///
+    /// The common case, written out rather than through ``storedAttribute``: its accessors
+    /// call the conversions directly instead of through captured closures, which is what a
+    /// fetch and a save run per row and column (the hand-written model's factory has the
+    /// same shape).
     @inlinable
     public static func attribute<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
-        storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
-                        isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
-                        encode: { $0.databaseValue }, decode: { V.fromDatabaseValue($0) },
-                        bind: { value, statement, index in value.bind(to: statement, at: index) })
+        let property = StoredProperty(storage)
+        return Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
+            valueTypeName: String(describing: V.self),
+            read: { property.get($0).databaseValue },
+            write: { object, value in
+                guard let converted = V.fromDatabaseValue(value) else { return false }
+                let model = unsafeDowncast(object, to: M.self)
+                if let registrar = model.persistentBackingData.registrar {
+                    registrar.willSet(model, keyPath: keyPath)
+                    property.set(object, converted)
+                    registrar.didSet(model, keyPath: keyPath)
+                } else {
+                    property.set(object, converted)
+                }
+                return true
+            },
+            materialize: { object, value in
+                guard let converted = V.fromDatabaseValue(value) else { return false }
+                property.set(object, converted)
+                return true
+            },
+            bind: { object, statement, index in property.get(object).bind(to: statement, at: index) },
+            resolve: { prototype in property.resolve(prototype: prototype) { $0.databaseValue == $1.databaseValue } },
+            faultsOnAccess: true)))
     }
 
     /// An attribute of a `@Model` class kept in optional backing storage.
@@ -144,6 +171,38 @@ extension Schema.PropertyMetadata {
                         encode: { $0.map { encodeJSON($0) } ?? .null },
                         decode: { value -> V?? in (decodeJSON(value) as V?).map { Optional($0) } },
                         bind: { value, statement, index in statement.bind(value.map { encodeJSON($0) } ?? .null, at: index) })
+    }
+
+    // MARK: Transformable values (stored as the Data a ValueTransformer makes)
+
+    /// A `@Attribute(.transformable(by:))` attribute of a `@Model` class, of any type: the
+    /// option's ``ValueTransformer`` makes the `Data` stored in a BLOB column and reads it back.
+    @inlinable
+    public static func transformed<M: PersistentModel & Observable, V>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option>, originalName: String? = nil
+    ) -> Self {
+        let transform = AttributeTransform(options: options)
+        return storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                               isOptional: V.self is any OptionalProtocol.Type, sqlType: "BLOB",
+                               encode: { transformedColumnValue($0, transform) }, decode: { untransformedValue($0, transform) },
+                               bind: { value, statement, index in statement.bind(transformedColumnValue(value, transform), at: index) })
+    }
+
+    /// A non-optional transformable attribute of a `@Model` class kept in optional storage.
+    @inlinable
+    public static func transformed<M: PersistentModel & Observable, V>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option>, originalName: String? = nil
+    ) -> Self {
+        let transform = AttributeTransform(options: options)
+        return storedAttribute(name, keyPath, storage: storage, options: options, originalName: originalName,
+                               isOptional: false, sqlType: "BLOB",
+                               encode: { $0.map { transformedColumnValue($0, transform) } ?? .null },
+                               decode: { value -> V?? in (untransformedValue(value, transform) as V?).map { Optional($0) } },
+                               bind: { value, statement, index in
+                                   statement.bind(value.map { transformedColumnValue($0, transform) } ?? .null, at: index)
+                               })
     }
 
     // MARK: Properties whose type the macro can't classify

@@ -114,6 +114,29 @@ extension Schema.PropertyMetadata {
             resolve: { _ in })))
     }
 
+    /// A value of any type stored as the `Data` a ``ValueTransformer`` makes: `options` holds
+    /// `.transformable(by: MyTransformer.self)` (SwiftData's `@Attribute(.transformable(by:))`).
+    /// The transformer's reverse transformation reads it back.
+    public static func transformed<M: PersistentModel, V>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option>, originalName: String? = nil
+    ) -> Self {
+        let transform = AttributeTransform(options: options)
+        return Self(kind: .attribute(Schema.Attribute(
+            name: name, keyPath: keyPath, options: options, originalName: originalName,
+            isOptional: V.self is any OptionalProtocol.Type, sqlType: "BLOB", valueTypeName: String(describing: V.self),
+            read: { transformedColumnValue(unsafeModel($0, as: M.self)[keyPath: keyPath], transform) },
+            write: { object, value in
+                guard let converted: V = untransformedValue(value, transform) else { return false }
+                unsafeModel(object, as: M.self)[keyPath: keyPath] = converted
+                return true
+            },
+            bind: { object, statement, index in
+                statement.bind(transformedColumnValue(unsafeModel(object, as: M.self)[keyPath: keyPath], transform), at: index)
+            },
+            resolve: { _ in })))
+    }
+
     // MARK: Relationships
 
     /// A to-one relationship.
@@ -191,4 +214,19 @@ func decodeJSON<V: Decodable>(_ value: SQLValue) -> V? {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .secondsSince1970
     return try? decoder.decode(V.self, from: Data(text.utf8))
+}
+
+/// The column value of a transformable attribute's value (NULL for nil).
+@usableFromInline
+func transformedColumnValue<V>(_ value: V, _ transform: AttributeTransform) -> SQLValue {
+    if let optional = value as? any OptionalProtocol, optional.isNone { return .null }
+    return transform.columnValue(value)
+}
+
+/// A transformable attribute's value from its column, nil when it doesn't convert.
+@usableFromInline
+func untransformedValue<V>(_ value: SQLValue, _ transform: AttributeTransform) -> V? {
+    if value.isNull, let none = Optional<Any>.none as? V { return none }
+    guard let object = transform.modelValue(value) else { return nil }
+    return object as? V
 }
