@@ -24,8 +24,8 @@ MANIFEST = {
     "contentType": "com.example.flashcards",
     "created": "2026-01-01T00:00:00.000Z",
     "documentID": "55487D6C-6EDC-453C-B1CA-5C92CD508E00",
-    "formatVersion": 1,
-    "generator": "SampleDeck 0.1",
+    "formatVersion": 2,
+    "generator": "SampleDeck 0.2",
     "modified": "2026-01-01T00:00:00.000Z",
     "store": "Deck.sqlite",
     "title": "Malformed",
@@ -129,30 +129,30 @@ save("store/empty.sqlite", b"")
 save("store/text.sqlite", b"this is not a database\n" * 10)
 save("store/header-only.sqlite", b"SQLite format 3\x00" + b"\x10\x00\x01\x01\x00\x40\x20\x20" + b"\x00" * 76)
 save("store/foreign.sqlite.sql", "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT);\n")
-# SQL applied to a fresh deck's store (setup "sql" in cases.tsv).
-save("store/dangling-tag.sql", "PRAGMA foreign_keys=OFF;\nINSERT INTO Card_tags(source, target) VALUES (1, 999);\n")
-save("store/invalid-utf8-text.sql", "UPDATE Card SET front = CAST(x'c328ff' AS TEXT) WHERE pk = 1;\n")
-save("store/blob-in-text.sql", "UPDATE Card SET back = x'00ff00ff' WHERE pk = 1;\n")
-save("store/number-in-text.sql", "UPDATE Card SET front = 42.5 WHERE pk = 1;\n")
-save("store/text-in-number.sql", "UPDATE Card SET created = 'yesterday', interval = 'long' WHERE pk = 1;\n")
-# Values beyond their column's range (docs/FORMAT.md, "Value ranges"): every export converted them and trapped.
+# SQL applied to a fresh deck's store (setup "store-sql" in cases.tsv): format version 2.
+save("store/dangling-tag.sql", "PRAGMA foreign_keys=OFF;\nINSERT INTO Note_tags(source, target) VALUES (1, 999);\n")
+save("store/invalid-utf8-text.sql", "UPDATE Note SET fields = '[\"' || CAST(x'c328ff' AS TEXT) || '\", \"x\"]' WHERE pk = 1;\n")
+save("store/blob-in-text.sql", "UPDATE Note SET fields = x'00ff00ff' WHERE pk = 1;\n")
+save("store/number-in-text.sql", "UPDATE Note SET sortText = 42.5 WHERE pk = 1;\n")
+save("store/text-in-number.sql", "UPDATE Note SET created = 'yesterday' WHERE pk = 1;\n")
+save("store/unknown-kind.sql", "UPDATE NoteType SET kind = 7;\n")
+save("store/dropped-card-table.sql", "DROP TABLE Review;\nDROP TABLE Card;\n")
+# Values beyond their column's range (docs/FORMAT.md): readers must not trap converting them.
 save("store/infinite-date.sql", "UPDATE Card SET created = 9e999 WHERE pk = 1;\n")
-save("store/huge-ease.sql", "UPDATE Card SET ease = 1e308 WHERE pk = 1;\n")
-save("store/infinite-review-duration.sql", "INSERT INTO Review (date, ease, interval, duration, card) VALUES (0, 3, 1, 9e999, 1);\n")
-save("store/unknown-kind.sql", "UPDATE Card SET kind = 'hologram', entity = 'Hologram' WHERE pk = 1;\n")
-save("store/dropped-card-table.sql", "DROP TRIGGER Card_search_insert;\nDROP TRIGGER Card_search_update;\nDROP TRIGGER Card_search_delete;\nDROP TABLE Card_tags;\nDROP TABLE Card_media;\nDROP TABLE Review;\nDROP TABLE Card;\n")
+save("store/huge-ease.sql", "UPDATE Card SET easeFactor = 1e308 WHERE pk = 1;\n")
+save("store/infinite-review-duration.sql", "INSERT INTO Review (time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (0, 3, 1, 0, 0, 9e999, 1, 1);\n")
 save("store/future-user-version.sql", "PRAGMA user_version = 99;\n")
-save("store/search-index-stale.sql", "DELETE FROM CardSearch;\n")
+save("store/search-index-stale.sql", "DELETE FROM NoteSearch;\n")
 # Hostile schemas: SQL of a shared deck must never run (refused before any query).
-CARD_COLUMNS = "pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath"
+NOTE_COLUMNS = "pk, guid, fields, sortText, created, modified, ankiID, noteType"
 save("store/recursive-view-card.sql",
-     "DROP TRIGGER Card_search_insert;\nDROP TRIGGER Card_search_update;\nDROP TRIGGER Card_search_delete;\n"
-     "ALTER TABLE Card RENAME TO CardRows;\n"
-     "CREATE VIEW Card AS WITH RECURSIVE r(%s) AS (SELECT * FROM CardRows UNION ALL SELECT pk + 1, entity, kind, front, back, "
-     "created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath FROM r) SELECT * FROM r;\n" % CARD_COLUMNS)
+     "DROP TRIGGER Note_search_delete;\n"
+     "ALTER TABLE Note RENAME TO NoteRows;\n"
+     "CREATE VIEW Note AS WITH RECURSIVE r(%s) AS (SELECT * FROM NoteRows UNION ALL SELECT pk + 1, guid, fields, sortText, "
+     "created, modified, ankiID, noteType FROM r) SELECT * FROM r;\n" % NOTE_COLUMNS)
 save("store/planted-trigger.sql", "CREATE TRIGGER evil AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;\n")
 save("store/trigger-our-name-other-sql.sql",
-     "DROP TRIGGER Card_search_delete;\nCREATE TRIGGER Card_search_delete AFTER DELETE ON Card BEGIN DELETE FROM Tag; END;\n")
+     "DROP TRIGGER Note_search_delete;\nCREATE TRIGGER Note_search_delete AFTER DELETE ON Note BEGIN DELETE FROM Tag; END;\n")
 save("store/unknown-virtual-table.sql",
      "PRAGMA writable_schema = ON;\nINSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');\n")
 save("store/extra-table.sql", "CREATE TABLE Extra(x);\nINSERT INTO Extra VALUES ('never read');\n")
@@ -162,7 +162,7 @@ _super = b"/etc/hostname"
 save("store/super-journal.journal", JOURNAL_MAGIC + b"\x00" * 504 + b"\x00\x00\x00\x01" + _super
      + len(_super).to_bytes(4, "big") + (sum((c ^ 0x80) - 0x80 for c in _super) & 0xFFFFFFFF).to_bytes(4, "big") + JOURNAL_MAGIC)
 save("store/html-sql-in-cards.sql",
-     "UPDATE Card SET front = '<img src=x onerror=alert(1)>', back = '''); DROP TABLE Card; --' WHERE pk = 1;\n")
+     "UPDATE Note SET fields = json_array('<img src=x onerror=alert(1)>', '''); DROP TABLE Card; --') WHERE pk = 1;\n")
 
 # ------------------------------------------------------------------ archives
 DECK = "Deck.sampledeck/"

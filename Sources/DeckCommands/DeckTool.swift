@@ -9,7 +9,7 @@ import Foundation
 /// exits; `DeckTool.main(_:terminal:)` runs it in-process and returns the exit status.
 public struct DeckTool: ParsableCommand {
     /// The version `deck --version` prints.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     public static let configuration = CommandConfiguration(
         commandName: "deck",

@@ -144,6 +144,8 @@ public final class Statement {
     public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
     /// Whether column `index` of the current row is stored as text.
     public func isText(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_TEXT }
+    /// Whether column `index` of the current row is stored as an integer.
+    public func isInteger(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_INTEGER }
     /// Whether column `index` of the current row is stored as an integer or a real number.
     public func isNumber(at index: Int32) -> Bool {
         let type = sqlite3_column_type(handle, index)

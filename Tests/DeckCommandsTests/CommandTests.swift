@@ -10,7 +10,7 @@ import Testing
         let lines = version.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("deck ") == true)
         #expect(lines.first?.dropFirst(5).first?.isNumber == true, "deck <version>")
-        #expect(lines.dropFirst().first?.hasPrefix("sampledeck format: reads and writes version ") == true)
+        #expect(lines.dropFirst().first?.hasPrefix("sampledeck format: reads and writes version 2;") == true)
         #expect(version.stdout.contains("upgraded by deck migrate"))
         let help = try play.run("--help")
         #expect(help.status == 0)
@@ -140,7 +140,7 @@ import Testing
         #expect(bad.stderr.contains("bad.csv"))
         let fromStdin = try play.run("import", "I.sampledeck", "-", "--format", "tsv", stdin: "front\tback\nun\tone\n")
         #expect(fromStdin.status == 0, "\(fromStdin.stderr)")
-        #expect(fromStdin.stdout == "imported 1 card into I.sampledeck\n")
+        #expect(fromStdin.stdout == "imported 1 note into I.sampledeck\n")
     }
 
     @Test(arguments: ["zip", "tar.gz", "tar.xz", "tar.zst"])
@@ -269,5 +269,30 @@ import Testing
             let cards = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
             #expect(cards?.first?["front"] as? String == "avoir")
         }
+    }
+}
+
+extension CommandTests {
+    /// `deck add` of note types by name with fields by name and a deck path (format version 2).
+    @Test func addTakesANoteTypeFieldsAndADeck() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "N.sampledeck").status == 0)
+        let cloze = try play.run("add", "N.sampledeck", "--type", "cloze", "--field", "Text={{c1::Paris}} is in {{c2::France}}",
+                                 "--field", "Back Extra=geo", "--deck", "Geography::Europe", "--tag", "geo")
+        #expect(cloze.status == 0, "\(cloze.stderr)")
+        #expect(cloze.stdout == "1\n")
+        let reversed = try play.run("add", "N.sampledeck", "--kind", "reversible", "--front", "chat", "--back", "cat", "--json")
+        #expect(reversed.stdout.hasPrefix("{\"id\": 3, \"kind\": \"reversible\""), "the cloze note has cards 1 and 2: \(reversed.stdout)")
+        let info = try play.run("info", "N.sampledeck", "--json")
+        #expect(info.stdout.contains("\"notes\": 2, \"cards\": 4"), "\(info.stdout)")
+        let list = try play.run("list", "N.sampledeck", "--format", "tsv")
+        #expect(list.stdout.contains("1\tcloze\t{{c1::Paris}} is in {{c2::France}}\tgeo\t"), "\(list.stdout)")
+        for (arguments, phrase) in [(["--type", "Cloze", "--field", "Text=no gap"], "needs a cloze deletion"),
+                                    (["--type", "Nope", "--front", "x"], "no note type \"Nope\""),
+                                    (["--field", "Colour=red"], "Basic has no field \"Colour\"")] {
+            let refused = try DeckProcess.run(["add", "N.sampledeck"] + arguments, in: play.url)
+            #expect(refused.status == 64 && refused.stderr.contains(phrase), "\(arguments): \(refused)")
+        }
+        #expect(try play.run("check", "N.sampledeck").status == 0)
     }
 }

@@ -12,7 +12,7 @@ import Testing
         let info = try play.run("info", "T.sampledeck")
         #expect(info.status == 0, "\(info.stderr)")
         let lines = info.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 8, "seven lines and the final newline: \(lines)")
+        #expect(lines.count == 9, "eight lines and the final newline: \(lines)")
         #expect(info.stdout.contains("title:           T\\x1B]0;pwned\\x07\\ndeck: error: forged\\u{202E}txt\\x9B2J\n"))
         #expect(!info.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0x9B })
         // JSON escapes them too (as \u escapes), and stays valid JSON with the title intact.

@@ -15,7 +15,7 @@ import Testing
 
         let imported = try play.run("import", "French.sampledeck", fixture)
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout == "imported \(rows) cards into French.sampledeck\n")
+        #expect(imported.stdout == "imported \(rows) notes into French.sampledeck\n")
         #expect(imported.stderr.isEmpty, "no progress bar when stderr is not a terminal")
 
         let list = try play.run("list", "French.sampledeck", "--sort", "front", "--limit", "10")

@@ -58,8 +58,8 @@ import Testing
         #expect(try play.run("create", "Future.sampledeck").status == 0)
         let manifest = play.url.appendingPathComponent("Future.sampledeck/manifest.json")
         let text = try String(contentsOf: manifest, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"formatVersion\" : 1", with: "\"formatVersion\" : 99")
-            .replacingOccurrences(of: "\"formatVersion\": 1", with: "\"formatVersion\": 99")
+        try text.replacingOccurrences(of: "\"formatVersion\" : 2", with: "\"formatVersion\" : 99")
+            .replacingOccurrences(of: "\"formatVersion\": 2", with: "\"formatVersion\": 99")
             .write(to: manifest, atomically: true, encoding: .utf8)
         return play
     }

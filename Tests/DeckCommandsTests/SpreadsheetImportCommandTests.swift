@@ -17,7 +17,7 @@ import Testing
         try play.write("Vokabeln.csv", Self.spreadsheet)
         let result = try play.run("import", "A.sampledeck", "Vokabeln.csv", "--create")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "imported 2 cards into A.sampledeck; skipped 1 row with an empty first field; skipped 1 empty row\n")
+        #expect(result.stdout == "imported 2 notes into A.sampledeck; skipped 1 row with an empty first field; skipped 1 empty row\n")
         #expect(result.stderr == "")
         let list = try play.run("list", "A.sampledeck", "--format", "tsv")
         #expect(list.stdout == """
@@ -70,7 +70,7 @@ import Testing
         #expect(!play.exists("A.sampledeck"))
         let ignored = try play.run("import", "A.sampledeck", "notes.csv", "--create", "--ignore-extra-columns")
         #expect(ignored.status == 0, "\(ignored.stderr)")
-        #expect(ignored.stdout == "imported 2 cards into A.sampledeck; dropped the values of 1 row in column 3 (no field to go to)\n")
+        #expect(ignored.stdout == "imported 2 notes into A.sampledeck; dropped the values of 1 row in column 3 (no field to go to)\n")
     }
 
     @Test func utf16WithAByteOrderMarkAndLatin1() throws {
@@ -106,9 +106,9 @@ import Testing
             """)
         // --header takes a first row that names nothing as the header; --no-header keeps a Front,Back row.
         try play.write("words.csv", "Word,Meaning\nun,one\n")
-        #expect(try play.run("import", "B.sampledeck", "words.csv", "--create", "--header").stdout.hasPrefix("imported 1 card "))
+        #expect(try play.run("import", "B.sampledeck", "words.csv", "--create", "--header").stdout.hasPrefix("imported 1 note "))
         try play.write("fb.csv", "Front,Back\nun,one\n")
-        #expect(try play.run("import", "C.sampledeck", "fb.csv", "--create", "--no-header").stdout.hasPrefix("imported 2 cards "))
+        #expect(try play.run("import", "C.sampledeck", "fb.csv", "--create", "--no-header").stdout.hasPrefix("imported 2 notes "))
     }
 
     @Test(arguments: [

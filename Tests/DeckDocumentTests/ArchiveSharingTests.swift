@@ -10,9 +10,9 @@ import Testing
     private func mediaDeck(_ play: Playground) throws -> URL {
         let url = try play.sampleDeck()
         let deck = try DeckDocument.open(at: url)
-        let card = try #require(try deck.card(id: 1))
-        card.media = [try deck.addMedia(Data("picture bytes".utf8), originalName: "cat.png"),
-                      try deck.addMedia(Data(repeating: 7, count: 70_000), originalName: "meow.mp3")]
+        let note = try #require(try deck.note(forCard: 1))
+        try deck.attachMedia(named: [try deck.addMedia(Data("picture bytes".utf8), originalName: "cat.png").originalName,
+                                     try deck.addMedia(Data(repeating: 7, count: 70_000), originalName: "meow.mp3").originalName], to: note)
         try deck.save()
         try deck.close()
         return url
@@ -22,8 +22,8 @@ import Testing
     private func contents(of url: URL) throws -> (cards: [String], media: [String: Data]) {
         let deck = try DeckDocument.open(at: url, mode: .readOnly)
         defer { try? deck.close() }
-        let cards = try deck.cards(where: nil).map { card in
-            "\(card.id)|\(card.kind)|\(card.front)|\(card.back)|\(card.tags.map(\.name).sorted())|\(card.created.timeIntervalSince1970)|\(card.media.map(\.fileName).sorted())"
+        let cards = try deck.cardSnapshots().map { card in
+            "\(card.id)|\(card.kind)|\(card.fields)|\(card.ordinals)|\(card.tags)|\(card.created.timeIntervalSince1970)|\(card.media)"
         }
         return (cards, try snapshot(of: deck.mediaURL))
     }
@@ -79,13 +79,13 @@ import Testing
             for index in 0..<50 { _ = try? writer.addCard(kind: .basic, front: "new \(index)", back: "", tags: []) }
             try? writer.save()
             // A checkpoint must not write into the store file the archive is reading.
-            _ = try? writer.container.withDatabase(for: Card.self) { db in try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
+            _ = try? writer.container.withDatabase(for: Note.self) { db in try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
         #expect(wroteDuringArchive)
-        #expect(try writer.cardCount() == 53)
+        #expect(try writer.noteCount() == 53)
         try writer.close()
         let archived = try DeckDocument.open(archive: play.file("snap.tar.gz"))
-        #expect(try archived.cardCount() == 3, "the archive holds the state when it started")
+        #expect(try archived.noteCount() == 3, "the archive holds the state when it started")
         #expect(archived.check().filter { $0.severity == .error }.isEmpty)
         try archived.close()
     }
@@ -94,7 +94,7 @@ import Testing
     private func storedDescription(_ package: URL) throws -> String? {
         let db = try Database(path: package.appendingPathComponent("Deck.sqlite").path, mode: .readOnly)
         defer { db.close() }
-        return try db.scalar("SELECT description FROM DeckInfo", as: String.self)
+        return try db.scalar("SELECT deckDescription FROM DeckInfo", as: String.self)
     }
 
     @Test(arguments: ArchiveFormat.allCases)
@@ -146,7 +146,7 @@ import Testing
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
             db.execute("BEGIN IMMEDIATE")
-            db.execute("UPDATE DeckInfo SET description = 'written meanwhile'")
+            db.execute("UPDATE DeckInfo SET deckDescription = 'written meanwhile'")
             db.execute("COMMIT")
             print("committed")
             """, store.path]
@@ -202,7 +202,7 @@ import Testing
         try deck.close()
         #expect(!links.isEmpty && links.allSatisfy { $0 == 1 }, "a stream's reader may stall: the store is copied, not pinned")
         let archived = try DeckDocument.open(archive: file)
-        #expect(try archived.cardCount() == 3)
+        #expect(try archived.noteCount() == 3)
         try archived.close()
     }
 
@@ -219,7 +219,7 @@ import Testing
         try reader.close()
         try writer.close()
         let archived = try DeckDocument.open(archive: play.file("wal.zip"))
-        #expect(try archived.cardCount() == 23)
+        #expect(try archived.noteCount() == 23)
         #expect(archived.check().filter { $0.severity == .error }.isEmpty)
         try archived.close()
     }
@@ -247,7 +247,7 @@ import Testing
         let url = try play.sampleDeck()
         // Damage the store's search index so check reports an error, then archive it.
         let db = try Database(path: url.appendingPathComponent("Deck.sqlite").path)
-        try db.execute("DELETE FROM \"CardSearch\"")
+        try db.execute("DELETE FROM \"NoteSearch\"")
         db.close()
         try DirectoryArchiver.archive(directory: url, as: "French.sampledeck", to: play.file("bad.zip"), format: .zip)
         let out = play.file("out")

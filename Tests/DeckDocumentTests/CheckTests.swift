@@ -9,8 +9,8 @@ import Testing
         let playground = try Playground()
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
-        let card = try #require(try deck.card(id: 1))
-        card.media.append(try deck.addMedia(Data("meow".utf8), originalName: "Cat.MP3"))
+        let note = try #require(try deck.note(forCard: 1))
+        try deck.attachMedia(named: [try deck.addMedia(Data("meow".utf8), originalName: "Cat.MP3").originalName], to: note)
         try deck.save()
         #expect(deck.check() == [])
     }
@@ -21,7 +21,12 @@ import Testing
         defer { try? deck.close() }
         let a = try deck.addMedia(Data("abc".utf8), originalName: "a.png")
         let b = try deck.addMedia(Data("abc".utf8), originalName: "copy.png")
-        #expect(a === b)
+        #expect(a.fileName == b.fileName && a.originalName == "a.png" && b.originalName == "copy.png")
+        #expect(try deck.allMedia().count == 0)
+        try deck.save()
+        // Two names, one file.
+        #expect(try deck.allMedia().map(\.originalName) == ["a.png", "copy.png"])
+        #expect(try Set(deck.allMedia().map(\.fileName)).count == 1)
         #expect(a.fileName == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.png")
         #expect(a.mime == "image/png")
         #expect(try Data(contentsOf: deck.fileURL(of: a)) == Data("abc".utf8))
@@ -44,7 +49,7 @@ import Testing
     /// Each kind of damage is reported by a message naming what is wrong.
     @Test(arguments: [
         ("missing media", DeckProblem.Severity.error, "missing"),
-        ("changed media", .error, "contents changed"),
+        ("changed media", .error, "contents differ"),
         ("unreferenced media", .warning, "not referenced"),
         ("search index stale", .error, "missing from the search index"),
         ("foreign key", .error, "foreign key violation"),
@@ -55,18 +60,18 @@ import Testing
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
         let media = try deck.addMedia(Data("meow".utf8), originalName: "cat.mp3")
-        try #require(try deck.card(id: 1)).media.append(media)
+        try deck.attachMedia(named: [media.originalName], to: try #require(try deck.note(forCard: 1)))
         try deck.save()
         switch damage {
         case "missing media": try FileManager.default.removeItem(at: deck.fileURL(of: media))
         case "changed media": try Data("woof".utf8).write(to: deck.fileURL(of: media))
         case "unreferenced media": try Data("x".utf8).write(to: deck.mediaURL.appendingPathComponent("stray.png"))
         case "search index stale":
-            try deck.container.withDatabase(for: Card.self) { db in try db.execute("DELETE FROM CardSearch WHERE rowid = 2") }
+            try deck.container.withDatabase(for: Note.self) { db in try db.execute("DELETE FROM NoteSearch WHERE rowid = 2") }
         case "foreign key":
-            try deck.container.withDatabase(for: Card.self) { db in
+            try deck.container.withDatabase(for: Note.self) { db in
                 try db.execute("PRAGMA foreign_keys = OFF")
-                try db.execute("INSERT INTO Card_tags(source, target) VALUES (1, 999)")
+                try db.execute("INSERT INTO Note_tags(source, target) VALUES (1, 999)")
                 try db.execute("PRAGMA foreign_keys = ON")
             }
         default:
@@ -94,8 +99,9 @@ import Testing
         let doc = try String(contentsOf: fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
         let deck = try DeckDocument.open(at: url, mode: .readOnly)
         defer { try? deck.close() }
-        try deck.container.withDatabase(for: Card.self) { db in
-            for table in ["Card", "Tag", "MediaReference", "Review", "DeckInfo", "Card_tags", "Card_media"] {
+        try deck.container.withDatabase(for: Note.self) { db in
+            for table in ["NoteType", "NoteField", "CardTemplate", "Note", "Card", "Deck", "Preset", "Tag", "MediaFile", "MediaName",
+                          "Review", "DeckInfo", "Note_tags", "Note_media"] {
                 #expect(doc.contains("`\(table)"), "\(table)")
                 for column in try db.columns(of: table) {
                     #expect(doc.contains(column), "\(table).\(column)")

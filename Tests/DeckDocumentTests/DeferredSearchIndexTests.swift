@@ -4,22 +4,23 @@ import SQLite
 import Testing
 @testable import DeckDocument
 
-/// A bulk import leaves the new cards out of the full-text index; the next search indexes them.
+/// A bulk import leaves the new notes out of the full-text index; the next search indexes them.
+/// (The sample deck holds notes 1–3 with cards 1–4: its reversed note has two cards.)
 @Suite struct DeferredSearchIndexTests {
     /// Imports `count` cards "imported N" tagged "batch" and "nN".
     static func importCards(_ deck: DeckDocument, count: Int, word: String = "imported") throws {
         try deck.bulkImport { session in
             for index in 0..<count {
-                try session.add(BasicCard(front: "\(word) \(index)", back: "back \(index)"), tags: ["batch", "n\(index)"])
+                try session.add(ImportedNote(kind: .basic, front: "\(word) \(index)", back: "back \(index)"), tags: ["batch", "n\(index)"])
             }
         }
     }
 
     static func indexRows(_ deck: DeckDocument) throws -> Int {
-        try deck.container.withDatabase(for: Card.self) { db in try db.scalar("SELECT count(*) FROM CardSearch", as: Int.self) ?? -1 }
+        try deck.container.withDatabase(for: Note.self) { db in try db.scalar("SELECT count(*) FROM NoteSearch", as: Int.self) ?? -1 }
     }
 
-    static func fronts(_ cards: [Card]) -> [String] { cards.map(\.front).sorted() }
+    static func fronts(_ cards: [CardRow]) -> [String] { cards.map(\.front).sorted() }
 
     @Test func theFirstSearchIndexesTheImportedCards() throws {
         let playground = try Playground()
@@ -27,7 +28,7 @@ import Testing
         defer { try? deck.close() }
         try Self.importCards(deck, count: 5)
         // The import ran with a rollback journal (no other connection) and went back to WAL.
-        let journal = try deck.container.withDatabase(for: Card.self) { db in try db.scalar("PRAGMA journal_mode", as: String.self) }
+        let journal = try deck.container.withDatabase(for: Note.self) { db in try db.scalar("PRAGMA journal_mode", as: String.self) }
         #expect(journal == "wal")
         #expect(try deck.hasPendingSearchIndex())
         #expect(try Self.indexRows(deck) == 3)
@@ -46,11 +47,11 @@ import Testing
         defer { try? deck.close() }
         try Self.importCards(deck, count: 4)
         // Edit, delete, retag and rename before anything searched.
-        let edited = try #require(try deck.card(id: 4))
-        edited.front = "renamed card"
-        let retagged = try #require(try deck.card(id: 6))
-        retagged.tags = try deck.tagModels(named: ["solo"])
-        try deck.delete([try #require(try deck.card(id: 5))])
+        let edited = try #require(try deck.note(forCard: 5))
+        try deck.setFields(["renamed card", edited.back], of: edited)
+        let retagged = try #require(try deck.note(forCard: 7))
+        try deck.setTags(["solo"], of: retagged)
+        try deck.delete([try #require(try deck.note(forCard: 6))])
         try deck.save()
         let batchTag = try #require(try deck.allTags().first { $0.name == "batch" })
         batchTag.name = "lot"
@@ -60,12 +61,12 @@ import Testing
         #expect(deck.check().isEmpty, "\(deck.check())")
 
         #expect(try Self.fronts(deck.search("imported", limit: nil)) == ["imported 2", "imported 3"])
-        #expect(try deck.search("renamed", limit: nil).map(\.id) == [4])
+        #expect(try deck.search("renamed", limit: nil).map(\.id) == [5])
         #expect(try deck.search("imported 1", limit: nil).isEmpty)
         #expect(try deck.search("batch", limit: nil).isEmpty)
         #expect(try Self.fronts(deck.search("lot", limit: nil)) == ["added after", "imported 3", "renamed card"])
-        #expect(try deck.search("solo", limit: nil).map(\.id) == [6])
-        #expect(try Self.indexRows(deck) == deck.cardCount())
+        #expect(try deck.search("solo", limit: nil).map(\.id) == [7])
+        #expect(try Self.indexRows(deck) == deck.noteCount())
         #expect(deck.check().isEmpty)
     }
 
@@ -102,8 +103,8 @@ import Testing
         defer { try? deck.close() }
         try Self.importCards(deck, count: 2)
         try Self.importCards(deck, count: 2, word: "later")
-        let marker = try deck.container.withDatabase(for: Card.self) { db in
-            try db.rows("SELECT indexedThrough FROM CardSearchPending")
+        let marker = try deck.container.withDatabase(for: Note.self) { db in
+            try db.rows("SELECT indexedThrough FROM NoteSearchPending")
         }
         #expect(marker == [[.integer(0)]])
         #expect(try deck.search("later", limit: nil).count == 2)
@@ -116,8 +117,8 @@ import Testing
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
         try Self.importCards(deck, count: 2)
-        try deck.container.withDatabase(for: Card.self) { db in try db.execute("DELETE FROM CardSearch WHERE rowid = 2") }
-        #expect(deck.check().contains { $0.severity == .error && $0.message.contains("1 card(s) missing from the search index") })
+        try deck.container.withDatabase(for: Note.self) { db in try db.execute("DELETE FROM NoteSearch WHERE rowid = 2") }
+        #expect(deck.check().contains { $0.severity == .error && $0.message.contains("1 note(s) missing from the search index") })
     }
 
     @Test func repeatedTagsAndMediaLinkOnce() throws {
@@ -126,12 +127,12 @@ import Testing
         defer { try? deck.close() }
         let media = try deck.addMedia(Data([1, 2, 3]), originalName: "a.png")
         try deck.bulkImport { session in
-            try session.add(BasicCard(front: "twice", back: ""), tags: ["x", "x", " x ", "animals"], media: [media.fileName, media.fileName])
-            try session.add(BasicCard(front: "once", back: ""), tags: ["x"])
+            try session.add(ImportedNote(kind: .basic, front: "twice", back: ""), tags: ["x", "x", " x ", "animals"], media: [media.originalName, media.fileName])
+            try session.add(ImportedNote(kind: .basic, front: "once", back: ""), tags: ["x"])
         }
-        let links = try deck.container.withDatabase(for: Card.self) { db in
-            (try db.scalar("SELECT count(*) FROM Card_tags WHERE source = 4", as: Int.self),
-             try db.scalar("SELECT count(*) FROM Card_media WHERE source = 4", as: Int.self))
+        let links = try deck.container.withDatabase(for: Note.self) { db in
+            (try db.scalar("SELECT count(*) FROM Note_tags WHERE source = 4", as: Int.self),
+             try db.scalar("SELECT count(*) FROM Note_media WHERE source = 4", as: Int.self))
         }
         #expect(links.0 == 2 && links.1 == 1)
         #expect(try deck.allTags().filter { $0.name == "x" }.count == 1)
@@ -146,12 +147,13 @@ import Testing
         defer { try? deck.close() }
         #expect(throws: Stop.self) {
             try deck.bulkImport { session in
-                try session.add(BasicCard(front: "lost", back: ""), tags: ["x"])
+                try session.add(ImportedNote(kind: .basic, front: "lost", back: ""), tags: ["x"])
                 throw Stop()
             }
         }
         #expect(try !deck.hasPendingSearchIndex())
-        #expect(try deck.cardCount() == 3)
+        #expect(try deck.cardCount() == 4)
+        #expect(try deck.noteCount() == 3)
         #expect(deck.check().isEmpty)
     }
 }

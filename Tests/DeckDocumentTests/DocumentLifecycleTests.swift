@@ -36,16 +36,19 @@ import Testing
         let url = try playground.sampleDeck()
         let deck = try DeckDocument.open(at: url)
         defer { try? deck.close() }
-        #expect(try deck.cardCount() == 3)
+        // Three notes; the reversed one has two cards.
+        #expect(try deck.cardCount() == 4)
+        #expect(try deck.noteCount() == 3)
         let cards = try deck.cards(where: nil, sortedBy: [(field: "id", descending: false)], limit: nil, offset: nil)
         #expect(cards.map(\.front) == ["chat", "Café", "Paris is the capital of {{c1::France}}"])
-        #expect(cards[0] is BasicCard)
-        #expect(cards[1] is ReversibleCard)
-        #expect((cards[2] as? ClozeCard)?.text == "Paris is the capital of {{c1::France}}")
-        #expect(cards.map(\.kind) == [.basic, .reversible, .cloze])
-        #expect(Set(cards[0].tags.map(\.name)) == ["animals", "nouns"])
-        #expect(cards.map(\.id) == [1, 2, 3])
-        #expect(try deck.card(id: 2)?.front == "Café")
+        #expect(cards.map(\.kind) == ["basic", "reversible", "cloze"])
+        let notes = try deck.notes(where: nil, sortedBy: [(field: "id", descending: false)])
+        #expect(notes.map { $0.noteType?.name } == ["Basic", "Basic (and reversed card)", "Cloze"])
+        #expect(notes.map { $0.cards.map(\.ordinal).sorted() } == [[0], [0, 1], [0]])
+        #expect(Set(cards[0].tags) == ["animals", "nouns"])
+        #expect(cards.map(\.id) == [1, 2, 4])
+        #expect(try deck.note(forCard: 2)?.front == "Café")
+        #expect(try deck.note(forCard: 3)?.front == "Café")
         #expect(try deck.card(id: 99) == nil)
     }
 
@@ -67,10 +70,10 @@ import Testing
         let url = try playground.sampleDeck()
         let deck = try DeckDocument.open(at: url)
         defer { try? deck.close() }
-        let chat = try #require(try deck.card(id: 1))
+        let chat = try #require(try deck.note(forCard: 1))
         try deck.delete([chat])
         try deck.save()
-        #expect(try deck.cardCount() == 2)
+        #expect(try deck.noteCount() == 2)
         #expect(try deck.search("chat", limit: nil).isEmpty)
         #expect(try deck.search("coffee", limit: nil).count == 1)
     }
@@ -98,7 +101,7 @@ import Testing
         }
         // A reader is still allowed.
         let reader = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(try reader.cardCount() == 3)
+        #expect(try reader.noteCount() == 3)
         try reader.close()
         try first.close()
         try first.close() // idempotent
@@ -111,7 +114,7 @@ import Testing
         let url = try playground.sampleDeck()
         let before = try snapshot(of: url)
         let deck = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(try deck.cardCount() == 3)
+        #expect(try deck.noteCount() == 3)
         #expect(try deck.search("cafe", limit: 5).count == 1)
         #expect(throws: DeckError.self) { try deck.addCard(kind: .basic, front: "x", back: "y", tags: []) }
         #expect(throws: DeckError.self) { try deck.save() }
@@ -126,7 +129,7 @@ import Testing
         let check = try run("/usr/bin/sqlite3", [store, "PRAGMA integrity_check;"])
         #expect(check.status == 0)
         #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
-        let count = try run("/usr/bin/sqlite3", [store, "SELECT count(*) FROM Card;"])
+        let count = try run("/usr/bin/sqlite3", [store, "SELECT count(*) FROM Note;"])
         #expect(count.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
     }
 }

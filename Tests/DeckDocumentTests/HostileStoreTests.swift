@@ -15,39 +15,42 @@ import SQLite
         var testDescription: String { name }
     }
 
-    static let cardColumns = "pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath"
+    static let noteColumns = "pk, guid, fields, sortText, created, modified, ankiID, noteType"
 
     static let cases: [Case] = [
-        Case(name: "a recursive view named Card",
+        Case(name: "a recursive view named Note",
              sql: """
-                DROP TRIGGER Card_search_insert; DROP TRIGGER Card_search_update; DROP TRIGGER Card_search_delete;
-                ALTER TABLE Card RENAME TO CardRows;
-                CREATE VIEW Card AS WITH RECURSIVE r(\(cardColumns)) AS (SELECT * FROM CardRows UNION ALL
-                  SELECT pk + 1, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath FROM r)
+                DROP TRIGGER Note_search_delete;
+                ALTER TABLE Note RENAME TO NoteRows;
+                CREATE VIEW Note AS WITH RECURSIVE r(\(noteColumns)) AS (SELECT * FROM NoteRows UNION ALL
+                  SELECT pk + 1, guid, fields, sortText, created, modified, ankiID, noteType FROM r)
                 SELECT * FROM r;
                 """,
-             refusal: "view \"Card\""),
+             refusal: "view \"Note\""),
         Case(name: "a view beside the tables", sql: "CREATE VIEW Everything AS SELECT * FROM Card, Tag;", refusal: "view \"Everything\""),
         Case(name: "a trigger planted on Card", sql: "CREATE TRIGGER evil AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;",
              refusal: "trigger \"evil\" on \"Card\""),
         Case(name: "a trigger with our name and other SQL",
-             sql: "DROP TRIGGER Card_search_delete; CREATE TRIGGER Card_search_delete AFTER DELETE ON Card BEGIN DELETE FROM Tag; END;",
-             refusal: "trigger \"Card_search_delete\" on \"Card\", whose statement"),
+             sql: "DROP TRIGGER Note_search_delete; CREATE TRIGGER Note_search_delete AFTER DELETE ON Note BEGIN DELETE FROM Tag; END;",
+             refusal: "trigger \"Note_search_delete\" on \"Note\", whose statement"),
         Case(name: "our trigger moved to another table",
              sql: """
-                DROP TRIGGER Tag_search_rename;
-                CREATE TRIGGER Tag_search_rename AFTER UPDATE OF "name" ON "MediaReference" BEGIN SELECT 1; END;
+                DROP TRIGGER Note_search_delete;
+                CREATE TRIGGER Note_search_delete AFTER DELETE ON "Tag" BEGIN SELECT 1; END;
                 """,
-             refusal: "trigger \"Tag_search_rename\""),
+             refusal: "trigger \"Note_search_delete\""),
         Case(name: "a virtual table of an unknown module",
              sql: "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');",
              refusal: "virtual table \"Evil\""),
         Case(name: "a second FTS5 table", sql: "CREATE VIRTUAL TABLE Other USING fts5(x);", refusal: "virtual table \"Other\""),
         Case(name: "an extra table", sql: "CREATE TABLE Extra(x);", refusal: "table \"Extra\", which is not a table"),
-        Case(name: "an extra index on Card", sql: "CREATE INDEX Card_front_extra ON Card(front);", refusal: "index \"Card_front_extra\" on \"Card\""),
-        Case(name: "our index made unique on front (a card with a used front could never be added)",
-             sql: "DROP INDEX Card_created; CREATE UNIQUE INDEX Card_created ON Card(front);", refusal: "index \"Card_created\" on \"Card\", whose statement"),
-        Case(name: "a retired index of earlier builds (allowed; a writer drops it)", sql: "CREATE INDEX \"Card_kind\" ON \"Card\"(\"kind\");", refusal: ""),
+        Case(name: "an extra index on Card", sql: "CREATE INDEX Card_flag_extra ON Card(flag);", refusal: "index \"Card_flag_extra\" on \"Card\""),
+        Case(name: "our index made unique (a second new card in a deck could never be added)",
+             sql: "DROP INDEX Card_deck_queue_due; CREATE UNIQUE INDEX Card_deck_queue_due ON Card(deck, queue, due, note, ordinal);",
+             refusal: "index \"Card_deck_queue_due\" on \"Card\", whose statement"),
+        Case(name: "an index version 1 allowed (retired then) is no index of version 2",
+             sql: "CREATE INDEX \"Card_kind\" ON \"Card\"(\"type\");", refusal: "index \"Card_kind\""),
+        Case(name: "nothing planted (the deck opens)", sql: "SELECT 1;", refusal: ""),
     ]
 
     /// Applies `sql` to the store with a connection that may rewrite the schema (not defensive).
@@ -67,7 +70,7 @@ import SQLite
         for mode in [DeckOpenMode.readOnly, .readWrite] {
             if test.refusal.isEmpty {
                 let document = try DeckDocument.open(at: deck, mode: mode)
-                #expect(try document.cardCount() == 3)
+                #expect(try document.noteCount() == 3)
                 #expect(document.check().filter { $0.severity == .error }.isEmpty)
                 try document.close()
                 continue

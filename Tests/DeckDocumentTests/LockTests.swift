@@ -30,13 +30,13 @@ import Testing
         }
         // Readers are not blocked.
         let reader = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(try reader.cardCount() == 3)
+        #expect(try reader.noteCount() == 3)
         try reader.close()
         // The holder dies without unlocking (SIGKILL): the deck opens at once.
         kill(other.processIdentifier, SIGKILL)
         other.waitUntilExit()
         let deck = try DeckDocument.open(at: url)
-        #expect(try deck.cardCount() == 3)
+        #expect(try deck.noteCount() == 3)
         try deck.close()
     }
 
@@ -57,7 +57,7 @@ import Testing
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { kill(other.processIdentifier, SIGKILL) }
         let deck = try DeckDocument.open(at: url, lockWait: .seconds(60))
         other.waitUntilExit()
-        #expect(try deck.cardCount() == 3)
+        #expect(try deck.noteCount() == 3)
         try deck.close()
     }
 }

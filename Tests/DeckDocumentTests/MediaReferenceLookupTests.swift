@@ -4,60 +4,61 @@ import Persistence
 import Testing
 @testable import DeckDocument
 
-/// `addMedia` hands out one reference per file content, whether that reference is pending,
-/// saved, inserted by other code, or gone with a rollback.
+/// `addMedia` stores one file per content and one row per name, whether the rows are pending,
+/// saved, or gone with a rollback.
 @Suite struct MediaReferenceLookupTests {
-    static func mediaRows(_ deck: DeckDocument) throws -> Int {
-        try deck.container.withDatabase(for: MediaReference.self) { db in
-            try db.scalar("SELECT count(*) FROM MediaReference", as: Int.self) ?? -1
+    static func rows(_ deck: DeckDocument) throws -> (files: Int, names: Int) {
+        try deck.container.withDatabase(for: Note.self) { db in
+            (try db.scalar("SELECT count(*) FROM MediaFile", as: Int.self) ?? -1,
+             try db.scalar("SELECT count(*) FROM MediaName", as: Int.self) ?? -1)
         }
     }
 
-    @Test func oneReferencePerContentInEveryState() throws {
+    @Test func oneFilePerContentAndOneRowPerNameInEveryState() throws {
         let playground = try Playground()
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
         let bytes = Data("the same picture".utf8)
 
-        // Pending: the second add returns the first reference.
+        // Pending: the second add of the same bytes shares the file under its own name.
         let first = try deck.addMedia(bytes, originalName: "cat.png")
-        #expect(try deck.addMedia(bytes, originalName: "other-name.png") === first)
+        let other = try deck.addMedia(bytes, originalName: "other-name.png")
+        #expect(other.fileName == first.fileName && other.originalName == "other-name.png")
 
-        // Saved: still the same one, found without a pending insert to match.
+        // Saved: the same name again adds nothing.
         try deck.save()
-        #expect(try deck.addMedia(bytes, originalName: "cat.png") === first)
-        #expect(try Self.mediaRows(deck) == 1)
+        #expect(try deck.addMedia(bytes, originalName: "cat.png") == first)
+        #expect(try Self.rows(deck) == (1, 2))
 
-        // Rolled back: a pending reference that is gone is not handed out again.
+        // Rolled back: a pending row that is gone is made again.
         let gone = try deck.addMedia(Data("another".utf8), originalName: "dog.png")
-        deck.mainContext.rollback()
+        deck.discardChanges()
+        #expect(!FileManager.default.fileExists(atPath: deck.fileURL(of: gone).path))
         let again = try deck.addMedia(Data("another".utf8), originalName: "dog.png")
-        #expect(again !== gone)
-        #expect(again.modelContext === deck.mainContext)
-
-        // Inserted by other code: found among the pending inserts, not duplicated.
-        let foreign = MediaReference(fileName: "\(SHA256.hex(Data("by hand".utf8))).png", originalName: "hand.png",
-                                     sha256: SHA256.hex(Data("by hand".utf8)), mime: "image/png", size: 7)
-        deck.mainContext.insert(foreign)
-        #expect(try deck.addMedia(Data("by hand".utf8), originalName: "hand.png") === foreign)
+        #expect(FileManager.default.fileExists(atPath: deck.fileURL(of: again).path))
         try deck.save()
-        #expect(try Self.mediaRows(deck) == 3)
+        #expect(try Self.rows(deck) == (2, 3))
+
+        // A name already used for other bytes is not taken: the new bytes go by their file name.
+        let clash = try deck.addMedia(Data("a different cat".utf8), originalName: "cat.png")
+        #expect(clash.originalName == clash.fileName)
+        try deck.save()
+        #expect(try Self.rows(deck) == (3, 4))
+        #expect(deck.check().filter { $0.severity == .error }.isEmpty, "\(deck.check())")
     }
 
-    @Test func manyFilesAreAddedInLinearTime() throws {
+    @Test func manyFilesAreAddedWithoutRescanningThePendingOnes() throws {
         let playground = try Playground()
         let deck = try DeckDocument.open(at: try playground.sampleDeck())
         defer { try? deck.close() }
-        // Each add of a new file used to fetch through the context, which evaluated the
-        // predicate against every pending reference: n² evaluations. Count the work instead of
-        // timing it: a new file costs one fetch and no predicate evaluation per pending insert.
+        // Each new file is looked up among the document's own rows by name and among the saved
+        // ones by one indexed fetch that skips pending inserts: no work per pending insert.
         for index in 0..<300 {
             _ = try deck.addMedia(Data("file \(index)".utf8), originalName: "f\(index).png")
         }
         #expect(deck.mediaByFileName.count == 300)
-        #expect(deck.pendingMediaScan.count == deck.mainContext.insertedModelsArray.count,
-                "the scan of pending inserts kept up with the document's own inserts")
+        #expect(deck.mediaNames.count == 300)
         try deck.save()
-        #expect(try Self.mediaRows(deck) == 300)
+        #expect(try Self.rows(deck) == (300, 300))
     }
 }

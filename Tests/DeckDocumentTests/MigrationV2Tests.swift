@@ -176,9 +176,10 @@ import Testing
         // Everything but the writers' lock file, which the attempt created.
         #expect(try snapshot(of: url).filter { !$0.key.hasSuffix(".lock") } == original)
         #expect(try manifestVersion(url) == 1)
-        // The version 1 deck still opens and works.
-        let deck = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(try deck.cardCount() == 53)
-        try deck.close()
+        // The version 1 store is intact: its 53 cards are there, and opening still asks for `deck migrate`.
+        let check = try Database(path: url.appendingPathComponent("Deck.sqlite").path, mode: .readOnly)
+        #expect(try check.scalar("SELECT count(*) FROM Card", as: Int.self) == 53)
+        check.close()
+        #expect(throws: DeckError.self) { _ = try DeckDocument.open(at: url, mode: .readOnly) }
     }
 }

@@ -23,7 +23,7 @@ import Testing
 
         let before = try snapshot(of: source)
         let deck = try DeckDocument.open(at: mounted, mode: .readOnly)
-        #expect(try deck.cardCount() == 3)
+        #expect(try deck.noteCount() == 3)
         #expect(try deck.search("cafe", limit: nil).map(\.front) == ["Café"])
         #expect(deck.check().allSatisfy { $0.severity != .error })
         try deck.close()

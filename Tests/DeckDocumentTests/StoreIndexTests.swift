@@ -5,8 +5,9 @@ import SQLite
 import Testing
 @testable import DeckDocument
 
-/// The `Card` table's indexes: full ones for what most cards have, partial ones for the sparse
-/// `due` and `ankiGUID`, and the upgrade of decks that still have the retired full indexes.
+/// The `Card` table's indexes (format version 2): the study queue's (`deck`, `queue`, `due`), one
+/// card per template of a note, partial indexes of Anki's ids only where set; listings find a
+/// note's first card through an index.
 @Suite struct StoreIndexTests {
     static func cardIndexes(_ store: URL) throws -> [String: String] {
         let db = try Database(path: store.path, mode: .readOnly)
@@ -26,22 +27,21 @@ import Testing
         }.joined(separator: "; ")
     }
 
-    @Test func aNewDeckIndexesDueAndGUIDOnlyWhereSet() throws {
+    @Test func aNewDeckHasTheStudyAndIdentityIndexes() throws {
         let playground = try Playground()
         let url = try playground.sampleDeck()
         let store = url.appendingPathComponent("Deck.sqlite")
         let indexes = try Self.cardIndexes(store)
-        #expect(Set(indexes.keys).isSuperset(of: ["Card_created", "Card_entity", "Card_due_set", "Card_ankiGUID_set"]))
-        #expect(indexes["Card_kind"] == nil && indexes["Card_due"] == nil && indexes["Card_ankiGUID"] == nil)
-        #expect(indexes["Card_due_set"]?.contains("WHERE \"due\" IS NOT NULL") == true)
-        // Comparisons imply IS NOT NULL, so the partial indexes serve them.
-        #expect(try Self.plan(store, "SELECT pk FROM Card WHERE due <= ?", [.real(0)]).contains("Card_due_set"))
-        #expect(try Self.plan(store, "SELECT pk FROM Card WHERE ankiGUID = ?", [.text("x")]).contains("Card_ankiGUID_set"))
-        // Sorted by due, as `deck list --where 'due<=…' --sort due` asks.
-        let (sql, arguments) = try DeckDocument.cardQuery(where: try FilterParser.parse("due<=2030-01-01"), sortedBy: [("due", false)],
+        #expect(Set(indexes.keys).isSuperset(of: ["Card_note_ordinal", "Card_deck_queue_due", "Card_ankiID_set"]))
+        #expect(indexes["Card_ankiID_set"]?.contains("WHERE \"ankiID\" IS NOT NULL") == true)
+        #expect(try Self.plan(store, "SELECT pk FROM Card WHERE deck = ? AND queue = ? AND due <= ?",
+                              [.integer(1), .integer(2), .integer(10)]).contains("Card_deck_queue_due"))
+        #expect(try Self.plan(store, "SELECT pk FROM Card WHERE ankiID = ?", [.integer(5)]).contains("Card_ankiID_set"))
+        // A listing sorted by id finds each note's first card through an index, not a scan of Card.
+        let (sql, arguments) = try DeckDocument.noteQuery(where: try FilterParser.parse("due<=2030-01-01"), sortedBy: [("id", false)],
                                                          limit: nil, offset: nil)
         let plan = try Self.plan(store, sql, arguments)
-        #expect(plan.contains("Card_due_set"), "\(plan)")
+        #expect(plan.contains("USING INDEX Card_note") || plan.contains("USING COVERING INDEX Card_note"), "\(plan)")
     }
 
     @Test func aNewDeckHas16KiBPages() throws {
@@ -53,34 +53,18 @@ import Testing
         #expect(DeckStore.pageSize == 16_384)
     }
 
-    @Test func openingAnOlderDeckForWritingSwapsTheRetiredIndexes() throws {
+    @Test func checkReportsAMissingIndex() throws {
         let playground = try Playground()
         let url = try playground.sampleDeck()
         let store = url.appendingPathComponent("Deck.sqlite")
-        // Make it look like a deck written before: full indexes, no partial ones.
         do {
             let db = try Database(path: store.path, mode: .readWrite)
             defer { db.close() }
-            try db.execute("""
-                DROP INDEX "Card_due_set"; DROP INDEX "Card_ankiGUID_set";
-                CREATE INDEX "Card_kind" ON "Card"("kind"); CREATE INDEX "Card_due" ON "Card"("due");
-                CREATE INDEX "Card_ankiGUID" ON "Card"("ankiGUID");
-                """)
+            try db.execute("DROP INDEX \"Card_deck_queue_due\"")
         }
-        // A reader leaves the store as it is.
-        let reader = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(try reader.cardCount(where: nil) == 3)
-        try reader.close()
-        #expect(try Self.cardIndexes(store)["Card_kind"] != nil)
-
-        let writer = try DeckDocument.open(at: url)
-        try writer.close()
-        let indexes = try Self.cardIndexes(store)
-        #expect(indexes["Card_kind"] == nil && indexes["Card_due"] == nil && indexes["Card_ankiGUID"] == nil)
-        #expect(indexes["Card_due_set"] != nil && indexes["Card_ankiGUID_set"] != nil)
         let deck = try DeckDocument.open(at: url, mode: .readOnly)
         defer { try? deck.close() }
-        #expect(deck.check().isEmpty, "\(deck.check())")
-        #expect(try deck.cardCount(where: nil) == 3)
+        #expect(deck.check().contains { $0.severity == .error && $0.message.contains("Card_deck_queue_due is missing") }, "\(deck.check())")
+        #expect(try deck.noteCount(where: nil) == 3)
     }
 }

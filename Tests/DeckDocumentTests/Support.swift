@@ -48,3 +48,10 @@ func run(_ program: String, _ arguments: [String]) throws -> (output: String, st
     process.waitUntilExit()
     return (String(decoding: data, as: UTF8.self), process.terminationStatus)
 }
+
+extension Note {
+    /// The first field (the front of a Basic note, the text of a Cloze note).
+    var front: String { fields.first ?? "" }
+    /// The second field.
+    var back: String { fields.count > 1 ? fields[1] : "" }
+}

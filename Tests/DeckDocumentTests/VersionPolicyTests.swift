@@ -40,50 +40,55 @@ let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(deck.manifest.created == Date(timeIntervalSince1970: 1_767_225_600))
         let cards = try deck.cards(where: nil, sortedBy: [], limit: nil, offset: nil)
         #expect(cards.map(\.id) == [1, 2, 5, 7])
-        #expect(cards.map(\.kind) == [.basic, .reversible, .cloze, .basic])
-        #expect(cards[2] is ClozeCard)
-        #expect(Set(cards[2].tags.map(\.name)) == ["geo", "nouns"])
+        #expect(cards.map(\.kind) == ["basic", "reversible", "cloze", "basic"])
+        #expect(try deck.cardCount() == 5)  // the reversed note has a second card, 8
+        #expect(Set(cards[2].tags) == ["geo", "nouns"])
         #expect(cards[3].front == "l'élève")
         #expect(try deck.search("eleve", limit: nil).map(\.id) == [7])
         #expect(try deck.search("nouns", limit: nil).map(\.id) == [1, 5])
-        #expect(deck.check().isEmpty)
+        #expect(deck.check().isEmpty, "\(deck.check())")
         // New ids continue after the migrated ones.
         let added = try deck.addCard(kind: .basic, front: "new", back: "", tags: ["nouns"])
         try deck.save()
-        #expect(added.id == 8)
+        #expect(added.cards.map(\.id) == [9])
     }
 
     /// The format version 1 deck made by `Fixtures/decks/make-v1.sh` with the tool of that
-    /// version: every kind, tags, a CSV, an Anki package and a JSON file with reviews and media.
-    @Test func version1FixtureOpensWithEverythingTheToolPutIn() throws {
+    /// version (every kind, tags, a CSV, an Anki package and a JSON file with reviews and media):
+    /// refused by open with a pointer to `deck migrate`, then opened with everything the tool put in.
+    @Test func version1FixtureMigratesWithEverythingTheToolPutIn() throws {
         let playground = try Playground()
         let url = try copyFixture("v1/Languages.sampledeck", to: playground)
-        let original = try snapshot(of: url)
+        for mode in [DeckOpenMode.readOnly, .readWrite] {
+            #expect { _ = try DeckDocument.open(at: url, mode: mode) } throws: { error in
+                (error as? DeckError)?.description.contains("deck migrate") == true
+            }
+        }
+        _ = try DeckDocument.migrate(at: url)
         let deck = try DeckDocument.open(at: url, mode: .readOnly)
-        #expect(deck.manifest.formatVersion == 1)
+        defer { try? deck.close() }
+        #expect(deck.manifest.formatVersion == 2)
         #expect(deck.manifest.title == "Languages (format 1)")
-        let cards = try deck.cards(where: nil, sortedBy: [], limit: nil, offset: nil)
+        let cards = try deck.cardSnapshots()
         #expect(cards.count == 53)
         #expect(cards.map(\.id) == Array(1...53))
         #expect(cards.filter { $0.kind == .cloze }.count == 2)
         #expect(cards.filter { $0.kind == .reversible }.count == 2)
         #expect(cards[0].front == "chat")
-        #expect(Set(cards[0].tags.map(\.name)) == ["animals", "edited", "nouns"])
-        #expect(cards[2] is ClozeCard)
-        #expect(cards.filter { $0.ankiGUID != nil }.count == 5)
-        #expect(Set(cards.compactMap(\.deckPath)).count == 2)
+        #expect(Set(cards[0].tags) == ["animals", "edited", "nouns"])
+        #expect(Set(cards.compactMap(\.deckPath)).count == 2)  // two Anki decks (nil: Default)
         let reviewed = try #require(cards.last)
         #expect(reviewed.front == "le chien <img src=\"dot.gif\">")
-        #expect(reviewed.due == ISO8601DateFormatter().date(from: "2026-03-01T00:00:00Z"))
+        // Review cards are due on a day (days start at 04:00 UTC in a migrated deck): v1's
+        // 2026-03-01T00:00Z falls in the day that starts on 2026-02-28 at 04:00.
+        #expect(reviewed.due == ISO8601DateFormatter().date(from: "2026-02-28T04:00:00Z"))
         #expect(reviewed.interval == 14 && reviewed.repetitions == 3 && reviewed.lapses == 1)
         #expect(reviewed.reviews.count == 3)
-        #expect(reviewed.media.map(\.originalName) == ["dot.gif"])
+        #expect(reviewed.media.count == 1)
         #expect(cards.reduce(0) { $0 + $1.reviews.count } == 5)
         #expect(try deck.allMedia().count == 3)
         #expect(try deck.search("eleve", limit: nil).map(\.id) == [4])
-        #expect(deck.check().isEmpty)
-        try deck.close()
-        #expect(try snapshot(of: url) == original)
+        #expect(deck.check().isEmpty, "\(deck.check())")
     }
 
     @Test func migratingTwiceKeepsBothBackupsAndCurrentIsANoOp() throws {
@@ -123,7 +128,7 @@ let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         ("no content type", .notADeck, "no contentType"),
         ("missing store", .notADeck, "Deck.sqlite is missing"),
         ("store not sqlite", .corrupt, "store can't be read"),
-        ("foreign sqlite", .notADeck, "table Card is missing"),
+        ("foreign sqlite", .notADeck, "table Note is missing"),
         ("manifest not json", .corrupt, "not valid JSON"),
         ("manifest lacks field", .corrupt, "lacks the field \"documentID\""),
         ("store escapes package", .corrupt, "not a file name inside the package"),

@@ -36,7 +36,7 @@ import Testing
         }
         if target == .sampledeck {
             let deck = try DeckDocument.open(at: scratch.file("anki-current.sampledeck"), mode: .readOnly)
-            #expect(try deck.cardCount() == 5)
+            #expect(try deck.noteCount() == 5)
             #expect(deck.manifest.title == "anki-current")
             #expect(deck.check().isEmpty)
         }
@@ -57,7 +57,7 @@ import Testing
         #expect(result.output == out.appendingPathComponent("Rich." + target.fileExtension).path)
         if target == .sampledeck {
             let copy = try DeckDocument.open(at: out.appendingPathComponent("Rich.sampledeck"), mode: .readOnly)
-            #expect(try copy.cardCount() == 5)
+            #expect(try copy.noteCount() == 5)
             #expect(copy.check().isEmpty)
         }
     }

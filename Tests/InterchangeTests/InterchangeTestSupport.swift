@@ -37,37 +37,36 @@ final class Scratch {
         let sound = Data((0..<300).map { UInt8(($0 * 7 + 3) % 256) })
         let image = try deck.addMedia(png, originalName: "red dot.png")
         let audio = try deck.addMedia(sound, originalName: "bonjour.mp3")
-        let basic = try deck.addCard(kind: .basic, front: "bonjour", back: "hello <img src=\"red dot.png\">", tags: ["french", "greeting"])
-        basic.media = [image]
-        basic.deckPath = "French::Greetings"
-        basic.due = Date(timeIntervalSince1970: 1_800_000_000)
-        basic.interval = 12
-        basic.ease = 2.65
-        basic.repetitions = 2
-        basic.lapses = 1
-        let first = Review(date: Date(timeIntervalSince1970: 1_790_000_000.25), ease: 3, interval: 4, duration: 6.5)
-        let second = Review(date: Date(timeIntervalSince1970: 1_790_500_000), ease: 1, interval: 12, duration: 3)
-        deck.mainContext.insert(first)
-        deck.mainContext.insert(second)
-        basic.reviews = [first, second]
-        let sounding = try deck.addCard(kind: .basic, front: "merci", back: "thank you [sound:bonjour.mp3]", tags: ["french"])
-        sounding.media = [audio]
-        _ = try deck.addCard(kind: .reversible, front: "le chat", back: "the cat", tags: ["french", "animals"])
-        let cloze = try deck.addCard(kind: .cloze, front: "{{c1::Paris}} is the capital of {{c2::France}}", back: "geography", tags: ["geo"])
-        cloze.deckPath = "Geography"
-        _ = try deck.addCard(kind: .basic, front: "<script>alert(1)</script> & é", back: "line one\nline two", tags: [])
-        try deck.save()
+        try deck.bulkImport { session in
+            let basic = ImportedNote(kind: .basic, front: "bonjour", back: "hello <img src=\"red dot.png\">")
+            basic.deckPath = "French::Greetings"
+            basic.due = Date(timeIntervalSince1970: 1_800_000_000)
+            basic.interval = 12
+            basic.ease = 2.65
+            basic.repetitions = 2
+            basic.lapses = 1
+            let first = ReviewSnapshot(date: Date(timeIntervalSince1970: 1_790_000_000.25), ease: 3, interval: 4, duration: 6.5)
+            let second = ReviewSnapshot(date: Date(timeIntervalSince1970: 1_790_500_000), ease: 1, interval: 12, duration: 3)
+            try session.add(basic, tags: ["french", "greeting"], media: [image.originalName], reviews: [first, second])
+            try session.add(ImportedNote(kind: .basic, front: "merci", back: "thank you [sound:bonjour.mp3]"), tags: ["french"],
+                            media: [audio.originalName])
+            try session.add(ImportedNote(kind: .reversible, front: "le chat", back: "the cat"), tags: ["french", "animals"])
+            let cloze = ImportedNote(kind: .cloze, front: "{{c1::Paris}} is the capital of {{c2::France}}", back: "geography")
+            cloze.deckPath = "Geography"
+            try session.add(cloze, tags: ["geo"])
+            try session.add(ImportedNote(kind: .basic, front: "<script>alert(1)</script> & é", back: "line one\nline two"))
+        }
         return deck
     }
 }
 
 extension DeckDocument {
-    /// Every card, in id order.
-    func allCards() throws -> [Card] {
-        try mainContext.fetch(FetchDescriptor<Card>(sortBy: [SortDescriptor(\.created), SortDescriptor(\.front)]))
+    /// Every note as a snapshot, in creation order.
+    func allCards() throws -> [CardSnapshot] {
+        try cardSnapshots().sorted { ($0.created, $0.front) < ($1.created, $1.front) }
     }
 
-    func card(front: String) throws -> Card? {
+    func card(front: String) throws -> CardSnapshot? {
         try allCards().first { $0.front == front }
     }
 }

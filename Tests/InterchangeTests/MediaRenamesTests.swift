@@ -43,6 +43,6 @@ import Testing
         let card = try #require(try deck.allCards().first)
         #expect(card.front == "see <img src=\"a_b.png\">")
         #expect(card.back == "a_b.png")
-        #expect(card.media.map(\.originalName) == ["a_b.png"])
+        #expect(card.mediaNames == ["a_b.png"])
     }
 }

@@ -165,7 +165,7 @@ struct ConcurrencyTests {
                     let context = ModelContext(container)
                     for save in 0..<saves {
                         for n in 0..<perSave {
-                            context.insert(BasicCard(front: "t\(worker)-\(save)-\(n)", back: "b"))
+                            context.insert(DeckSchemaV2.Tag(name: "t\(worker)-\(save)-\(n)"))
                         }
                         try context.save()
                         await Task.yield()
@@ -178,7 +178,7 @@ struct ConcurrencyTests {
                     let context = ModelContext(container)
                     var oddCounts: [Int] = []
                     for _ in 0..<50 {
-                        let count = try context.fetchCount(FetchDescriptor<Card>())
+                        let count = try context.fetchCount(FetchDescriptor<DeckSchemaV2.Tag>())
                         if count % perSave != 0 { oddCounts.append(count) }
                         await Task.yield()
                     }
@@ -191,7 +191,7 @@ struct ConcurrencyTests {
         }
         #expect(partial.isEmpty, "readers saw counts between saves: \(partial.prefix(5))")
         let context = ModelContext(container)
-        #expect(try context.fetchCount(FetchDescriptor<Card>()) == writers * saves * perSave)
+        #expect(try context.fetchCount(FetchDescriptor<DeckSchemaV2.Tag>()) == writers * saves * perSave)
         let problems = document.check().filter { $0.severity == .error }
         #expect(problems.isEmpty, "\(problems)")
         try document.close()
@@ -256,7 +256,7 @@ struct AutosaveRaceTests {
             context.autosaveEnabled = true
             context.autosaveEnabled = false
         }
-        context.insert(BasicCard(front: "unsaved", back: "b"))
+        context.insert(DeckSchemaV2.Tag(name: "unsaved"))
         usleep(150_000)
         #expect(context.hasChanges, "a check scheduled before autosave was switched off saved anyway")
         context.rollback()

@@ -7,7 +7,7 @@ import Glibc
 /// A disk that fills during a save or an archive, and a read-only directory: a clear error,
 /// the deck unchanged and still valid, and nothing half-written at the destination.
 ///
-/// As root the faults are real: a 1 MiB tmpfs fills up, and a tmpfs remounted read-only
+/// As root the faults are real: a 4 MiB tmpfs fills up (a new version 2 store takes about 700 KiB: 16 KiB pages), and a tmpfs remounted read-only
 /// refuses writes (EROFS). Otherwise a file-size limit (RLIMIT_FSIZE, with SIGXFSZ ignored)
 /// stands in for the full disk and `chmod 555` for the read-only directory.
 @Suite(.tags(.reliability))
@@ -72,12 +72,12 @@ struct ResourceFaultTests {
     @Test("disk full during an import: a clear error, and the deck keeps its cards and stays valid")
     func diskFullDuringSave() throws {
         let scratch = try Scratch("diskfull")
-        let volume = try SmallVolume(in: scratch, kilobytes: 1024)
+        let volume = try SmallVolume(in: scratch, kilobytes: 4096)
         let deck = "volume/D.sampledeck"
         #expect(try scratch.run("create", deck).status == 0)
         #expect(try scratch.run("add", deck, "--front", "kept", "--back", "safe").status == 0)
         let before = try Self.snapshot(deck, in: scratch.url)
-        try Self.bigCSV(at: scratch.path("big.csv"), rows: 3000)
+        try Self.bigCSV(at: scratch.path("big.csv"), rows: 9000)
         let size = (try? FileManager.default.attributesOfItem(atPath: scratch.path(deck + "/Deck.sqlite").path)[.size] as? Int) ?? 0
         let run = try DeckBinary.run(["import", deck, "big.csv"], in: scratch.url,
                                      shellPrefix: Self.limited(volume, kilobytes: size / 1024 + 256))
@@ -92,7 +92,7 @@ struct ResourceFaultTests {
             let count = try DeckState.cards(of: deck, in: scratch.url).count
             #expect(retry.status != 0 || count == 3001)
         }
-        print("disk full during save (\(volume.isMounted ? "1 MiB tmpfs" : "RLIMIT_FSIZE")): \(run)")
+        print("disk full during save (\(volume.isMounted ? "4 MiB tmpfs" : "RLIMIT_FSIZE")): \(run)")
     }
 
     @Test("disk full when a writer opens the deck: exit 74 (not 65, the deck is not damaged), one line, the deck unchanged")
@@ -144,13 +144,13 @@ struct ResourceFaultTests {
         #expect(leftovers.isEmpty, "temporary files left on the full volume: \(leftovers)")
         #expect(try Self.snapshot("D.sampledeck", in: scratch.url) == before)
         #expect(try DeckState.problems(of: "D.sampledeck", in: scratch.url).isEmpty)
-        print("disk full during archive (\(volume.isMounted ? "1 MiB tmpfs" : "RLIMIT_FSIZE")): \(run)")
+        print("disk full during archive (\(volume.isMounted ? "4 MiB tmpfs" : "RLIMIT_FSIZE")): \(run)")
     }
 
     @Test("a deck in a read-only directory: writes fail clearly, reads work, the deck is unchanged")
     func readOnlyDirectory() throws {
         let scratch = try Scratch("readonly")
-        let volume = try SmallVolume(in: scratch, kilobytes: 1024)
+        let volume = try SmallVolume(in: scratch, kilobytes: 4096)
         let deck = "volume/D.sampledeck"
         #expect(try scratch.run("create", deck).status == 0)
         #expect(try scratch.run("add", deck, "--front", "kept", "--back", "safe").status == 0)

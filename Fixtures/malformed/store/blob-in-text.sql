@@ -1,1 +1,1 @@
-UPDATE Card SET back = x'00ff00ff' WHERE pk = 1;
+UPDATE Note SET fields = x'00ff00ff' WHERE pk = 1;

@@ -1,2 +1,2 @@
 PRAGMA foreign_keys=OFF;
-INSERT INTO Card_tags(source, target) VALUES (1, 999);
+INSERT INTO Note_tags(source, target) VALUES (1, 999);

@@ -1,1 +1,1 @@
-UPDATE Card SET front = '<img src=x onerror=alert(1)>', back = '''); DROP TABLE Card; --' WHERE pk = 1;
+UPDATE Note SET fields = json_array('<img src=x onerror=alert(1)>', '''); DROP TABLE Card; --') WHERE pk = 1;

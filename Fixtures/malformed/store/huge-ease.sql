@@ -1,1 +1,1 @@
-UPDATE Card SET ease = 1e308 WHERE pk = 1;
+UPDATE Card SET easeFactor = 1e308 WHERE pk = 1;

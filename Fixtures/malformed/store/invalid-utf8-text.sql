@@ -1,1 +1,1 @@
-UPDATE Card SET front = CAST(x'c328ff' AS TEXT) WHERE pk = 1;
+UPDATE Note SET fields = '["' || CAST(x'c328ff' AS TEXT) || '", "x"]' WHERE pk = 1;

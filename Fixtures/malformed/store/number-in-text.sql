@@ -1,1 +1,1 @@
-UPDATE Card SET front = 42.5 WHERE pk = 1;
+UPDATE Note SET sortText = 42.5 WHERE pk = 1;

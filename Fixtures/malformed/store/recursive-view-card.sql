@@ -1,5 +1,3 @@
-DROP TRIGGER Card_search_insert;
-DROP TRIGGER Card_search_update;
-DROP TRIGGER Card_search_delete;
-ALTER TABLE Card RENAME TO CardRows;
-CREATE VIEW Card AS WITH RECURSIVE r(pk, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath) AS (SELECT * FROM CardRows UNION ALL SELECT pk + 1, entity, kind, front, back, created, modified, due, interval, ease, repetitions, lapses, ankiGUID, deckPath FROM r) SELECT * FROM r;
+DROP TRIGGER Note_search_delete;
+ALTER TABLE Note RENAME TO NoteRows;
+CREATE VIEW Note AS WITH RECURSIVE r(pk, guid, fields, sortText, created, modified, ankiID, noteType) AS (SELECT * FROM NoteRows UNION ALL SELECT pk + 1, guid, fields, sortText, created, modified, ankiID, noteType FROM r) SELECT * FROM r;

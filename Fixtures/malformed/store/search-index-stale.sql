@@ -1,1 +1,1 @@
-DELETE FROM CardSearch;
+DELETE FROM NoteSearch;

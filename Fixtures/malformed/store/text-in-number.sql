@@ -1,1 +1,1 @@
-UPDATE Card SET created = 'yesterday', interval = 'long' WHERE pk = 1;
+UPDATE Note SET created = 'yesterday' WHERE pk = 1;

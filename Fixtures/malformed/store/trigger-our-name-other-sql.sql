@@ -1,2 +1,2 @@
-DROP TRIGGER Card_search_delete;
-CREATE TRIGGER Card_search_delete AFTER DELETE ON Card BEGIN DELETE FROM Tag; END;
+DROP TRIGGER Note_search_delete;
+CREATE TRIGGER Note_search_delete AFTER DELETE ON Note BEGIN DELETE FROM Tag; END;

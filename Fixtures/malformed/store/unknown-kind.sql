@@ -1,1 +1,1 @@
-UPDATE Card SET kind = 'hologram', entity = 'Hologram' WHERE pk = 1;
+UPDATE NoteType SET kind = 7;

@@ -47,7 +47,7 @@ struct ConvertCommand: ParsableCommand {
             --skip-existing (it is skipped without being read, and reported as skipped) or --force (the output is \
             replaced, a file atomically). A failed input does not stop the others. One result line is printed per \
             input as soon as it finishes (so in completion order when --jobs is above 1); with --json each is a JSON \
-            object on its own line with input, ok, skipped, output or error, cards and seconds, and a last line holds \
+            object on its own line with input, ok, skipped, output or error, notes and seconds, and a last line holds \
             the totals (summary, converted, skipped, failed). The exit status is 0 when every input was converted or \
             skipped and 1 if any failed. A progress bar is drawn on standard error when it is a terminal.
 
@@ -154,13 +154,13 @@ struct ConvertCommand: ParsableCommand {
             var fields = ["\"input\": \(JSONText.quoted(result.input))", "\"ok\": \(result.succeeded)", "\"skipped\": \(result.skipped)"]
             if let path = result.output { fields.append("\"output\": \(JSONText.quoted(path))") }
             if let error = result.error { fields.append("\"error\": \(JSONText.quoted(error))") }
-            fields.append("\"cards\": \(result.cards)")
+            fields.append("\"notes\": \(result.cards)")
             fields.append("\"seconds\": \(String(format: "%.3f", result.seconds))")
             stdout.write("{" + fields.joined(separator: ", ") + "}\n")
         } else if result.skipped {
             say("skipped \(result.input): \(result.output ?? "") already exists")
         } else if result.succeeded {
-            say("converted \(result.input) -> \(result.output ?? "") (\(result.cards) card\(result.cards == 1 ? "" : "s"))")
+            say("converted \(result.input) -> \(result.output ?? "") (\(result.cards) note\(result.cards == 1 ? "" : "s"))")
         } else {
             stdout.write(("failed \(result.input): \(result.error ?? "unknown error")").escapingControlCharacters() + "\n")
         }

@@ -21,7 +21,7 @@ struct CreateCommand: ParsableCommand {
         OutputPath.sweepLeftovers(beside: [deck])
         let store = try OpenDeck.create(at: deck, title: title)
         if output.json {
-            Terminal.current.stdout.write(InfoCommand.json(path: deck, manifest: store.manifest, cardCount: 0) + "\n")
+            Terminal.current.stdout.write(InfoCommand.json(path: deck, manifest: store.manifest, noteCount: 0, cardCount: 0) + "\n")
         } else {
             output.say("created \(deck)")
         }

@@ -90,7 +90,7 @@ struct ExportCommand: ParsableCommand {
         OutputPath.sweepLeftovers(beside: [outputFile])
         if outputFile != "-" { try OutputPath.checkFile(outputFile) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        let cards = try store.cardCount()
+        let (notes, cards) = (try store.noteCount(), try store.cardCount())
         if outputFile == "-" {
             // The export is spooled in a private folder of TMPDIR (an Anki package or a JSON
             // file is written whole before a byte can go out): removed when done, when
@@ -124,9 +124,9 @@ struct ExportCommand: ParsableCommand {
             try DeckInterchange.export(store.document, format: format, to: URL(fileURLWithPath: outputFile), embedsMedia: embedMedia)
         }
         if output.json {
-            Terminal.current.stdout.write("{\"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"cards\": \(cards)}\n")
+            Terminal.current.stdout.write("{\"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"notes\": \(notes), \"cards\": \(cards)}\n")
         } else {
-            output.say("exported \(cards) card\(cards == 1 ? "" : "s") from \(deck) to \(outputFile)")
+            output.say("exported \(notes) note\(notes == 1 ? "" : "s") from \(deck) to \(outputFile)")
         }
     }
 }

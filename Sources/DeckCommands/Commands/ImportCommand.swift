@@ -132,7 +132,7 @@ struct ImportCommand: ParsableCommand {
             : try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         do {
             let (summary, textRows) = try importAll(into: store.document, adoptsTitle: created)
-            report(summary, textRows: textRows, cards: try store.cardCount())
+            report(summary, textRows: textRows, notes: try store.noteCount(), cards: try store.cardCount())
         } catch {
             store.document.discardChanges()
             if created {
@@ -169,8 +169,8 @@ struct ImportCommand: ParsableCommand {
                                                      : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
                             do {
                                 try importer.add(from: &reader, to: session, report: &textReport)
-                            } catch let error as PersistenceError {
-                                // Cards are written while the file is read: a store failure (a full
+                            } catch let error where error is PersistenceError || error is DeckError {
+                                // Notes are written while the file is read: a store failure (a full
                                 // disk) is the deck's, not the file's.
                                 throw ErrorMapping.map(error, path: deck)
                             } catch let error as CSVError {
@@ -234,14 +234,14 @@ struct ImportCommand: ParsableCommand {
         return try body(copy)
     }
 
-    private func report(_ summary: ImportSummary, textRows: TextRowCounts, cards: Int) {
+    private func report(_ summary: ImportSummary, textRows: TextRowCounts, notes: Int, cards: Int) {
         let stderr = Terminal.current.stderr
         if summary.missingMedia > 0 {
             stderr.write("deck: warning: \(summary.missingMedia) media file\(summary.missingMedia == 1 ? " was" : "s were") listed but missing\n")
         }
         if output.json {
             Terminal.current.stdout.write("""
-                {"imported": \(summary.cardsAdded), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
+                {"imported": \(summary.cardsAdded), "notes": \(notes), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
                 "skippedEmptyFirstField": \(textRows.emptyFirstField), "skippedEmptyRows": \(textRows.emptyRows), \
                 "truncatedRows": \(textRows.truncated), \
                 "mappedAsOther": \(summary.mappedAsOther), "otherNoteTypes": [\(summary.otherNoteTypes.map(JSONText.quoted).joined(separator: ", "))], \
@@ -250,7 +250,7 @@ struct ImportCommand: ParsableCommand {
                 """)
             return
         }
-        var line = "imported \(summary.cardsAdded) card\(summary.cardsAdded == 1 ? "" : "s") into \(deck)"
+        var line = "imported \(summary.cardsAdded) note\(summary.cardsAdded == 1 ? "" : "s") into \(deck)"
         if summary.duplicatesSkipped > 0 { line += " (\(summary.duplicatesSkipped) already there, skipped)" }
         line += textRows.sentence
         output.say(line)

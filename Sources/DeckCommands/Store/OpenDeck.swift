@@ -53,15 +53,20 @@ final class OpenDeck {
         try mapping(path) { try document.cardCount() }
     }
 
-    func card(id: Int64) throws -> CardRecord? {
-        try mapping(path) { try document.card(id: id).map(Self.record) }
+    func noteCount() throws -> Int {
+        try mapping(path) { try document.noteCount() }
     }
 
-    /// Cards matching `filter`, sorted, paged; the filter runs as SQL.
+    /// The note of the card `id` as a record named by its first card (nil when there is no such card).
+    func card(id: Int64) throws -> CardRecord? {
+        try mapping(path) { try document.note(forCard: id).map(Self.record) }
+    }
+
+    /// Notes matching `filter`, sorted, paged; the filter runs as SQL.
     func cards(where filter: FilterExpression?, sortedBy sort: [(field: String, descending: Bool)],
                limit: Int?, offset: Int) throws -> [CardRecord] {
         try mapping(path) {
-            try document.cards(where: filter, sortedBy: sort, limit: limit, offset: offset).map(Self.record)
+            try document.notes(where: filter, sortedBy: sort, limit: limit, offset: offset).map(Self.record)
         }
     }
 
@@ -89,39 +94,75 @@ final class OpenDeck {
 
     // MARK: - Writing
 
-    /// Adds cards and saves them in one transaction; returns them with their identifiers.
+    /// Adds notes of the stock type of each kind (front and back as its two fields) and saves
+    /// them in one transaction; returns them with their identifiers.
     @discardableResult
     func add(_ cards: [(kind: String, front: String, back: String, tags: [String])]) throws -> [CardRecord] {
         try mapping(path) {
-            var models: [Card] = []
+            var notes: [Note] = []
             for card in cards {
-                models.append(try document.addCard(kind: CardKind(rawValue: card.kind) ?? .basic,
-                                                   front: card.front, back: card.back, tags: Self.splitTags(card.tags)))
+                notes.append(try document.addCard(kind: CardKind(rawValue: card.kind) ?? .basic,
+                                                  front: card.front, back: card.back, tags: Self.splitTags(card.tags)))
             }
             try document.save()
-            return models.map(Self.record)
+            return notes.map(Self.record)
         }
     }
 
-    /// Replaces a card's front, back and tags, and saves.
+    /// Adds one note of the note type named `typeName` (the stock Basic when nil) with its
+    /// fields by name (`fields`) or in order (`values`), tags and deck, and saves.
+    func addNote(typeName: String?, fields: [(name: String, value: String)], values: [String], tags: [String],
+                 deck: String?) throws -> CardRecord {
+        try mapping(path) {
+            let type: NoteType
+            if let typeName {
+                guard let found = try document.noteType(named: typeName) else {
+                    let known = try document.noteTypes().map(\.name).joined(separator: ", ")
+                    throw DeckFailure(.usage, path: nil, reason: "--type: the deck has no note type \"\(typeName)\"; it has \(known)")
+                }
+                type = found
+            } else {
+                type = try document.stockNoteType(.basic)
+            }
+            var all = values
+            if !fields.isEmpty {
+                let named = try document.fieldValues(fields, for: type)
+                all = values.isEmpty ? named : zip(named.indices, named).map { index, value in
+                    value.isEmpty && index < values.count ? values[index] : value
+                }
+            }
+            let note = try document.addNote(type: type, fields: all, tags: Self.splitTags(tags), deck: deck)
+            try document.save()
+            return Self.record(note)
+        }
+    }
+
+    /// Replaces the front and back (the first two fields) and tags of the note of card
+    /// `record.id`, adds the cards the new values generate, and saves.
     func update(_ record: CardRecord) throws -> CardRecord {
         try mapping(path) {
-            guard let card = try document.card(id: record.id) else {
+            guard let note = try document.note(forCard: record.id) else {
                 throw DeckFailure(.notFound, path: path, reason: "no card with id \(record.id)")
             }
-            card.front = record.front
-            card.back = record.back
-            card.tags = try document.tagModels(named: Self.splitTags(record.tags))
+            var fields = note.fields
+            if fields.isEmpty { fields = [record.front] } else { fields[0] = record.front }
+            if fields.count > 1 { fields[1] = record.back }
+            try document.setFields(fields, of: note)
+            try document.setTags(Self.splitTags(record.tags), of: note)
             try document.save()
-            return Self.record(card)
+            return Self.record(note)
         }
     }
 
-    /// Deletes cards by identifier and saves.
+    /// Deletes the notes of cards (all of each note's cards) by card identifier and saves.
     func delete(ids: [Int64]) throws {
         try mapping(path) {
-            let cards = try ids.compactMap { try document.card(id: $0) }
-            try document.delete(cards)
+            var notes: [Note] = []
+            var seen: Set<ObjectIdentifier> = []
+            for id in ids {
+                if let note = try document.note(forCard: id), seen.insert(ObjectIdentifier(note)).inserted { notes.append(note) }
+            }
+            try document.delete(notes)
             try document.save()
         }
     }
@@ -154,9 +195,12 @@ final class OpenDeck {
         CardRecord(id: row.id, kind: row.kind, front: row.front, back: row.back, tags: row.tags, created: row.created, modified: row.modified)
     }
 
-    private static func record(_ card: Card) -> CardRecord {
-        CardRecord(id: card.id, kind: card.kind.rawValue, front: card.front, back: card.back,
-                   tags: card.tags.map(\.name).sorted(), created: card.created, modified: card.modified)
+    private static func record(_ note: Note) -> CardRecord {
+        let fields = note.fields
+        let kind = note.noteType.map(CardKind.init(noteType:)) ?? .basic
+        return CardRecord(id: note.cards.map(\.id).min() ?? 0, kind: kind.rawValue, front: fields.first ?? "",
+                          back: fields.count > 1 ? fields[1] : "", tags: note.tags.map(\.name).sorted(),
+                          created: note.created, modified: note.modified)
     }
 
     /// Tags given as "a b" in one field become separate tags.
@@ -184,6 +228,8 @@ final class OpenDeck {
             throw DeckFailure(kind, path: path, reason: error.kind == .missing ? "no such deck" : error.reason)
         } catch let error as DeckQueryError {
             throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
+        } catch let error as NoteInputError {
+            throw DeckFailure(.usage, path: nil, reason: error.message)
         } catch let error as ArchiveError {
             let kind: DeckFailure.Kind = switch error.kind {
             case .malformed, .unsafeEntry, .limitExceeded: .corrupt

@@ -1,5 +1,6 @@
 import CardTemplates
 import Digest
+import FileSafety
 import Foundation
 import SQLite
 
@@ -15,6 +16,8 @@ extension DeckStoreV2 {
     static let boolean = values([0, 1])
     static let nonNegative = range(0, Int(Int64.max))
     static let real = "typeof(%c) IN ('real', 'integer')"
+    /// A date: seconds since 1970 within years 1 to 9999 (what readers convert without a trap).
+    static let date = "typeof(%c) IN ('real', 'integer') AND %c BETWEEN -62135596800 AND 253402300800"
     static let optionalReal = "typeof(%c) IN ('real', 'integer', 'null')"
     static let optionalInteger = "typeof(%c) IN ('integer', 'null')"
     static let text = "typeof(%c) = 'text'"
@@ -33,7 +36,7 @@ extension DeckStoreV2 {
         add("NoteType", ["sortField"], nonNegative, "not a field ordinal")
         add("NoteType", ["latexSVG"], boolean, "not 0 or 1")
         add("NoteType", ["name", "css", "latexPre", "latexPost"], text, "not text")
-        add("NoteType", ["modified"], real, "not a date")
+        add("NoteType", ["modified"], date, "not a date in years 1 to 9999")
         add("NoteField", ["ordinal", "fontSize"], nonNegative, "not a count")
         add("NoteField", ["rightToLeft", "sticky", "plainText", "collapsed", "excludeFromSearch"], boolean, "not 0 or 1")
         add("NoteField", ["name", "font", "fieldDescription"], text, "not text")
@@ -42,7 +45,7 @@ extension DeckStoreV2 {
         add("Note", ["guid"], "typeof(%c) = 'text' AND length(%c) BETWEEN 1 AND 64 AND %c NOT GLOB '*[^!-~]*'", "not a GUID (1–64 printable ASCII characters)")
         add("Note", ["fields"], jsonArray, "not a JSON array")
         add("Note", ["sortText"], text, "not text")
-        add("Note", ["created", "modified"], real, "not a date")
+        add("Note", ["created", "modified"], date, "not a date in years 1 to 9999")
         add("Card", ["ordinal"], range(0, NoteLayout.maximumClozeOrdinal), "not a template or cloze ordinal")
         add("Card", ["type"], values([0, 1, 2, 3]), "an unknown card type")
         add("Card", ["queue"], values([-3, -2, -1, 0, 1, 2, 3, 4]), "an unknown queue")
@@ -55,7 +58,7 @@ extension DeckStoreV2 {
         add("Card", ["desiredRetention"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1)", "out of range (0–1)")
         add("Card", ["lastReview", "originalPosition", "ankiID"], optionalInteger, "not an integer")
         add("Card", ["customData"], "%c = '' OR (" + jsonObject + ")", "not a JSON object")
-        add("Card", ["created", "modified"], real, "not a date")
+        add("Card", ["created", "modified"], date, "not a date in years 1 to 9999")
         add("Deck", ["kind"], values([0, 1]), "an unknown deck kind")
         add("Deck", ["markdownDescription", "collapsed", "reschedules"], boolean, "not 0 or 1")
         add("Deck", ["filterTerms"], jsonArray, "not a JSON array")
@@ -268,7 +271,7 @@ extension DeckStoreV2 {
         for row in rows {
             let label = "\(mediaName)/\(row.fileName)"
             guard isValidMediaFileName(row.fileName) else {
-                problems.append(DeckProblem(severity: .error, message: "MediaFile \(row.pk).fileName \"\(row.fileName)\" is not a content-addressed file name"))
+                problems.append(DeckProblem(severity: .error, message: "MediaFile \(row.pk).fileName \"\(row.fileName)\" is not a content-addressed file name: it is not a media file name (<sha256>.<ext>)"))
                 continue
             }
             named.insert(row.fileName)
@@ -279,7 +282,8 @@ extension DeckStoreV2 {
                 continue
             }
             guard (status.st_mode & S_IFMT) == S_IFREG else {
-                problems.append(DeckProblem(severity: .error, message: "\(label): not a regular file"))
+                let found = (try? UntrustedFile.type(atPath: path)).flatMap { $0 }.map { " (it is \($0.rawValue))" } ?? ""
+                problems.append(DeckProblem(severity: .error, message: "\(label): not a regular file\(found)"))
                 continue
             }
             if Int64(status.st_size) != row.size {

@@ -75,18 +75,43 @@ public enum DeckStoreV2 {
     /// The shadow tables FTS5 creates for ``searchTable`` (in `sqlite_master`, not in store.sql).
     public static let searchShadowTables: Set<String> = ["NoteSearch_data", "NoteSearch_idx", "NoteSearch_content", "NoteSearch_docsize", "NoteSearch_config"]
 
-    /// Creates a new, empty format version 2 store at `url` (which must not exist), with its
-    /// `DeckInfo` row. Used by the tests and the spec until decks are created in version 2.
-    public static func createStore(at url: URL, title: String, dayZero: Int64 = 0) throws {
+    /// Creates a new format version 2 store at `url` (which must not exist): its `DeckInfo`
+    /// row, the stock note types Basic, Basic (and reversed card) and Cloze with Anki's
+    /// templates and CSS, the deck `Default` and the preset `Default` (FSRS with the
+    /// scheduler's default parameters, desired retention 0.9, learning steps 1m 10m,
+    /// relearning 10m, maximum interval 36,500 days). Day 0 starts at 04:00 UTC of the day
+    /// the store is made, unless `dayZero` is given.
+    public static func createStore(at url: URL, title: String, dayZero: Int64? = nil) throws {
         try DeckStore.createEmptyStore(at: url)
         let container = try ModelContainer(for: schema(), configurations: [ModelConfiguration("Deck", url: url)])
-        try container.withDatabase(for: DeckSchemaV2.Note.self) { db in try install(db) }
+        try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
+            try db.trustSchema()  // the store was built just now, by us
+            try install(db)
+        }
         let context = ModelContext(container)
+        let now = Date()
         let info = DeckSchemaV2.DeckInfo(title: title)
-        info.dayZero = dayZero
+        info.dayZero = dayZero ?? defaultDayZero(now)
         context.insert(info)
+        let preset = DeckSchemaV2.Preset(name: "Default")
+        preset.modified = now
+        context.insert(preset)
+        let deck = DeckSchemaV2.Deck(name: defaultDeckName)
+        deck.modified = now
+        deck.preset = preset
+        context.insert(deck)
+        for kind in CardKind.allCases { _ = StockNoteTypes.make(kind, in: context, modified: now) }
         try context.save()
         try container.close()
+    }
+
+    /// The deck every store has, where cards without another deck go.
+    public static let defaultDeckName = "Default"
+
+    /// 04:00 UTC of the day of `date` (Anki's default day boundary), as Unix seconds.
+    static func defaultDayZero(_ date: Date) -> Int64 {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) - 4 * 3600
+        return (seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400) * 86_400 + 4 * 3600
     }
 
     /// Creates the index, marker table, trigger and extra indexes if missing, and stamps `user_version`.
@@ -112,16 +137,51 @@ public enum DeckStoreV2 {
     static func rebuildSearch(_ db: Database) throws {
         try db.execute("DELETE FROM \"NoteSearch\"")
         try db.execute("DELETE FROM \"NoteSearchPending\"")
-        let insert = try db.prepare("INSERT INTO \"NoteSearch\"(rowid, fields, tags) VALUES (?, ?, ?)")
+        try indexNotes(after: 0, into: "\"NoteSearch\"", db)
+    }
+
+    /// Writes the index rows of the notes whose key is above `key` into `table`.
+    static func indexNotes(after key: Int64, into table: String, _ db: Database) throws {
+        let insert = try db.prepare("INSERT INTO \(table)(rowid, fields, tags) VALUES (?, ?, ?)")
         let decoder = JSONDecoder()
-        for row in try db.rows("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM \"Note\" n ORDER BY n.\"pk\"") {
-            guard row.count == 3, case .integer(let key) = row[0], case .text(let json) = row[1], case .text(let tags) = row[2] else {
-                throw MigrationFault("a note row has the wrong types")
+        let notes = try db.prepare("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM main.\"Note\" n WHERE n.\"pk\" > ? ORDER BY n.\"pk\"")
+        try notes.bind([.integer(key)])
+        while try notes.step() {
+            let pk = notes.int64(at: 0)
+            guard notes.isText(at: 1), let fields = try? decoder.decode([String].self, from: Data(notes.string(at: 1).utf8)) else {
+                throw MigrationFault("note \(pk): fields is not a JSON array of strings")
             }
-            guard let fields = try? decoder.decode([String].self, from: Data(json.utf8)) else {
-                throw MigrationFault("note \(key): fields is not a JSON array of strings")
-            }
-            try insert.execute([.integer(key), .text(searchText(ofFields: fields)), .text(tags)])
+            try insert.execute([.integer(pk), .text(searchText(ofFields: fields)), .text(notes.isText(at: 2) ? notes.string(at: 2) : "")])
+        }
+    }
+
+    /// The key through which every note is in the index when some notes above it may not be
+    /// (a bulk import deferred them), or nil when the index is complete.
+    static func indexedThrough(_ db: Database) throws -> Int64? {
+        try db.scalar("SELECT min(\"indexedThrough\") FROM main.\"NoteSearchPending\"", as: Int64.self)
+    }
+
+    /// Records that the notes with a key above `key` are not indexed yet (kept at the lowest
+    /// such key when a marker is already there). Call inside the import's transaction.
+    static func deferIndexing(after key: Int64, _ db: Database) throws {
+        let through = min(key, try indexedThrough(db) ?? key)
+        try db.execute("DELETE FROM \"NoteSearchPending\"")
+        try db.execute("INSERT INTO \"NoteSearchPending\"(\"indexedThrough\") VALUES (?)", [.integer(through)])
+    }
+
+    /// Brings the index up to date when a bulk import deferred it: in one transaction, drops
+    /// the index rows above the marker, indexes every note above it, and removes the marker.
+    @discardableResult
+    static func catchUp(_ db: Database) throws -> Int {
+        guard try indexedThrough(db) != nil else { return 0 }
+        return try db.transaction(.immediate) {
+            guard let through = try indexedThrough(db) else { return 0 }
+            try db.execute("DELETE FROM \"NoteSearch\" WHERE rowid > ?", [.integer(through)])
+            let before = try db.scalar("SELECT count(*) FROM \"NoteSearch\"", as: Int.self) ?? 0
+            try indexNotes(after: through, into: "\"NoteSearch\"", db)
+            let after = try db.scalar("SELECT count(*) FROM \"NoteSearch\"", as: Int.self) ?? 0
+            try db.execute("DELETE FROM \"NoteSearchPending\"")
+            return after - before
         }
     }
 

@@ -3,20 +3,86 @@ import Foundation
 import Digest
 import Persistence
 
+/// One name of a media file of a deck, as plain values: notes refer to `originalName`
+/// (`<img src="cat.jpg">`); the bytes are `Media/<fileName>`. Two names may share one file.
+public struct DeckMedia: Sendable, Hashable {
+    /// The file name inside `Media/` (`<sha256>.<ext>`).
+    public var fileName: String
+    /// The name notes use (the `MediaName` row).
+    public var originalName: String
+    /// Lowercase hex SHA-256 of the contents.
+    public var sha256: String
+    /// Lowercase hex SHA-1 of the contents (Anki's media checksum), if known.
+    public var sha1: String?
+    /// The MIME type, e.g. `image/jpeg`.
+    public var mime: String
+    /// The size in bytes.
+    public var size: Int
+
+    public init(fileName: String, originalName: String, sha256: String, sha1: String? = nil, mime: String, size: Int) {
+        self.fileName = fileName
+        self.originalName = originalName
+        self.sha256 = sha256
+        self.sha1 = sha1
+        self.mime = mime
+        self.size = size
+    }
+}
+
 extension DeckDocument {
     /// Stores media bytes content-addressed as `Media/<sha256>.<ext>` (written atomically,
-    /// once per content) and returns its ``MediaReference``, reusing an existing one.
+    /// once per content) under the name `originalName`, and returns it. Equal bytes are stored
+    /// once, whatever their names (two names, one file). A name already used for other bytes
+    /// is not taken: the new bytes are named by their file name instead (the returned
+    /// ``DeckMedia/originalName`` says which name to refer to).
     ///
-    /// The reference is inserted into the main context; attach it to cards with
-    /// `card.media.append(reference)` and save.
+    /// The rows are inserted into the main context and written by the next save (a bulk
+    /// import saves them first).
     /// - Throws: ``DeckError`` `readOnly` for a read-only document, `io` when writing fails.
-    public func addMedia(_ data: Data, originalName: String, mime: String? = nil) throws -> MediaReference {
-        try requireOpen()
-        guard mode == .readWrite else { throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly) }
+    @discardableResult
+    public func addMedia(_ data: Data, originalName: String, mime: String? = nil, sha1: String? = nil) throws -> DeckMedia {
+        try requireWritable()
         let digest = SHA256.hex(data)
         let ext = Self.safeExtension(of: originalName)
         let fileName = ext.isEmpty ? digest : "\(digest).\(ext)"
-        if let existing = try mediaReference(fileName: fileName) { return existing }
+        let file: DeckSchemaV2.MediaFile
+        if let existing = try mediaFile(fileName: fileName) {
+            file = existing
+            if file.sha1.isEmpty, let sha1 { file.sha1 = sha1 }
+        } else {
+            try writeMediaFile(data, fileName: fileName)
+            file = DeckSchemaV2.MediaFile()
+            file.fileName = fileName
+            file.sha256 = digest
+            file.sha1 = sha1 ?? ""
+            file.mime = mime ?? Self.mimeType(forExtension: ext)
+            file.size = data.count
+            mainContext.insert(file)
+            mediaByFileName[fileName] = file
+        }
+        let wanted = originalName.isEmpty ? fileName : originalName
+        let name: DeckSchemaV2.MediaName
+        if let existing = try mediaName(wanted), existing.file === file || existing.file?.fileName == fileName {
+            name = existing
+        } else if try mediaName(wanted) == nil {
+            name = DeckSchemaV2.MediaName(name: wanted)
+            mainContext.insert(name)
+            name.file = file
+            mediaNames[wanted] = name
+        } else if let existing = try mediaName(fileName) {
+            name = existing
+        } else {
+            name = DeckSchemaV2.MediaName(name: fileName)
+            mainContext.insert(name)
+            name.file = file
+            mediaNames[fileName] = name
+        }
+        return DeckMedia(fileName: fileName, originalName: name.name, sha256: digest, sha1: file.sha1.isEmpty ? nil : file.sha1,
+                         mime: file.mime, size: file.size)
+    }
+
+    /// Writes a new media file into `Media/` (nothing when a file of that name, hence those bytes, is there).
+    private func writeMediaFile(_ data: Data, fileName: String) throws {
         let target = mediaURL.appendingPathComponent(fileName)
         // Media/ must be a real folder (a link would make us write where it points), and a
         // file already there a regular one.
@@ -46,52 +112,38 @@ extension DeckDocument {
         case let found?:
             throw DeckError(path: target.path, reason: "media file Media/\(MediaReference.printable(fileName)) is \(found.rawValue), not a regular file", kind: .corrupt)
         }
-        let reference = MediaReference(fileName: fileName, originalName: originalName, sha256: digest,
-                                       mime: mime ?? Self.mimeType(forExtension: ext), size: data.count)
-        let scanWasCurrent = pendingMediaScanIsCurrent(mainContext.insertedModelsArray)
-        mainContext.insert(reference)
-        mediaByFileName[fileName] = reference
-        if scanWasCurrent { pendingMediaScan = (mainContext.insertedModelsArray.count, ObjectIdentifier(reference)) }
-        return reference
     }
 
-    /// The reference of the media file named `fileName` in ``mainContext``, saved or pending.
-    ///
-    /// Cost: a dictionary lookup for a reference this document handed out; otherwise one
-    /// indexed SQL query for a saved one, and a scan of the context's pending inserts (no
-    /// predicate evaluation) for one inserted by other code.
-    func mediaReference(fileName: String) throws -> MediaReference? {
+    /// The media file row named `fileName`, saved or inserted by this document.
+    func mediaFile(fileName: String) throws -> DeckSchemaV2.MediaFile? {
         if let known = mediaByFileName[fileName] {
-            if isLive(known), known.fileName == fileName { return known }
+            if known.modelContext === mainContext, !known.isDeleted { return known }
             mediaByFileName[fileName] = nil
         }
-        var descriptor = FetchDescriptor<MediaReference>(predicate: #Predicate { $0.fileName == fileName })
+        var descriptor = FetchDescriptor<DeckSchemaV2.MediaFile>(predicate: #Predicate { $0.fileName == fileName })
         descriptor.fetchLimit = 1
         descriptor.includePendingChanges = false
         if let saved = try mainContext.fetch(descriptor).first, !saved.isDeleted {
             mediaByFileName[fileName] = saved
             return saved
         }
-        // Pending references inserted by other code: each pending insert is looked at once.
-        let inserted = mainContext.insertedModelsArray
-        if !pendingMediaScanIsCurrent(inserted) {
-            for case let reference as MediaReference in inserted where !(mediaByFileName[reference.fileName].map(isLive) ?? false) {
-                mediaByFileName[reference.fileName] = reference
-            }
-            pendingMediaScan = (inserted.count, inserted.last.map { ObjectIdentifier($0) })
-            if let pending = mediaByFileName[fileName], isLive(pending) { return pending }
-        }
         return nil
     }
 
-    /// Whether a reference is still one of ``mainContext``'s (not rolled back or deleted).
-    private func isLive(_ reference: MediaReference) -> Bool {
-        reference.modelContext === mainContext && !reference.isDeleted
-    }
-
-    /// Whether ``pendingMediaScan`` still describes the context's pending inserts.
-    private func pendingMediaScanIsCurrent(_ inserted: [any PersistentModel]) -> Bool {
-        inserted.count == pendingMediaScan.count && inserted.last.map { ObjectIdentifier($0) } == pendingMediaScan.last
+    /// The media name row `name`, saved or inserted by this document.
+    func mediaName(_ name: String) throws -> DeckSchemaV2.MediaName? {
+        if let known = mediaNames[name] {
+            if known.modelContext === mainContext, !known.isDeleted { return known }
+            mediaNames[name] = nil
+        }
+        var descriptor = FetchDescriptor<DeckSchemaV2.MediaName>(predicate: #Predicate { $0.name == name })
+        descriptor.fetchLimit = 1
+        descriptor.includePendingChanges = false
+        if let saved = try mainContext.fetch(descriptor).first, !saved.isDeleted {
+            mediaNames[name] = saved
+            return saved
+        }
+        return nil
     }
 
     /// Whether the package has no `Media/` entry at all.
@@ -108,11 +160,11 @@ extension DeckDocument {
         for file in addedMediaFiles { unlink(file.path) }
         addedMediaFiles.removeAll()
         mediaByFileName.removeAll()
-        pendingMediaScan = (0, nil)
+        mediaNames.removeAll()
     }
 
-    /// The file of a media reference.
-    public func fileURL(of media: MediaReference) -> URL { mediaURL.appendingPathComponent(media.fileName) }
+    /// The file of a media name.
+    public func fileURL(of media: DeckMedia) -> URL { mediaURL.appendingPathComponent(media.fileName) }
 
     /// A lowercase extension of letters and digits (at most 10), or "".
     static func safeExtension(of name: String) -> String {

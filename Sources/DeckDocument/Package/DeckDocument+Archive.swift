@@ -132,7 +132,7 @@ extension DeckDocument {
             throw DeckError(path: manifestCopy.path, reason: "can't write: \(error.localizedDescription)", kind: .io)
         }
         let storeCopy = tree.appendingPathComponent(manifest.store)
-        try container.withDatabase(for: Card.self) { db in
+        try container.withDatabase(for: Note.self) { db in
             if try pinStore(db, linkingTo: storeCopy) {
                 defer { try? db.execute("ROLLBACK") }
                 try stageMedia(in: tree, referencedBy: db)
@@ -270,7 +270,7 @@ extension DeckDocument {
     func stageMedia(in tree: URL, referencedBy db: Database) throws {
         var referenced: [String] = []
         do {
-            for row in try db.rows("SELECT \"fileName\" FROM \"MediaReference\" ORDER BY \"fileName\"") {
+            for row in try db.rows("SELECT \"fileName\" FROM \"MediaFile\" ORDER BY \"fileName\"") {
                 guard case .text(let name)? = row.first else {
                     throw DeckError(path: storeURL.path, reason: "a media reference has no file name", kind: .corrupt)
                 }

@@ -1,30 +1,64 @@
+import CardTemplates
 import Foundation
 import Persistence
 import SQLite
 
+/// A note for ``BulkImport/add(_:tags:media:reviews:)``: its kind (the stock note type it is
+/// written as) or a note type of the deck, its field values, and the scheduling of its cards,
+/// in the terms of a flash-card file (dates, an ease of 2.5).
+public final class ImportedNote {
+    public var kind: CardKind
+    /// The note type to write it as (a saved type of the deck); nil for the stock type of ``kind``.
+    public var noteType: NoteType?
+    /// The first field (for a cloze note, the text with `{{c1::…}}` gaps).
+    public var front: String
+    /// The second field.
+    public var back: String
+    /// The cloze text, when it differs from ``front`` (files of version 1 kept both).
+    public var text: String?
+    /// Every field value in the note type's order; overrides ``front``/``back``/``text`` when set.
+    public var fields: [String]?
+    public var created: Date
+    public var modified: Date
+    /// When the cards are due for review; nil for new cards.
+    public var due: Date?
+    /// Days.
+    public var interval: Int = 0
+    /// The ease factor (2.5 = 250 %).
+    public var ease: Double = 2.5
+    public var repetitions: Int = 0
+    public var lapses: Int = 0
+    /// The note's GUID (kept: the same note imported again is recognised); nil for a new one.
+    public var ankiGUID: String?
+    /// The deck path (`Languages::French`) of its cards; nil for `Default`.
+    public var deckPath: String?
+
+    public init(kind: CardKind, front: String, back: String, created: Date = Date()) {
+        self.kind = kind
+        self.front = front
+        self.back = back
+        self.created = created
+        self.modified = created
+    }
+
+    /// The field values written.
+    var values: [String] { fields ?? [kind == .cloze ? (text ?? front) : front, back] }
+}
+
 extension DeckDocument {
-    /// The Anki GUIDs of the cards already saved in the deck (importers skip notes whose GUID
-    /// is in it, so importing the same package twice adds nothing).
+    /// The GUIDs of the notes already saved in the deck (importers skip notes whose GUID is in
+    /// it, so importing the same package twice adds nothing).
     ///
-    /// One SQL query over the indexed `ankiGUID` column; unsaved cards are not included.
+    /// One SQL query over the unique `guid` column; unsaved notes are not included.
     /// - Throws: the store's error when the query fails.
     public func savedAnkiGUIDs() throws -> Set<String> {
         try requireOpen()
-        return try container.withDatabase(for: Card.self) { db in
-            let statement = try db.prepare("SELECT \"ankiGUID\" FROM \"Card\" WHERE \"ankiGUID\" IS NOT NULL")
+        return try container.withDatabase(for: Note.self) { db in
+            let statement = try db.prepare("SELECT \"guid\" FROM \"Note\"")
             var result: Set<String> = []
             while try statement.step() { result.insert(statement.string(at: 0)) }
             return result
         }
-    }
-
-    /// All tags by name (saved and pending), so an importer can reuse them without a query per card.
-    /// - Throws: the store's error when the fetch fails.
-    public func tagsByName() throws -> [String: Tag] {
-        try requireOpen()
-        var result: [String: Tag] = [:]
-        for tag in try mainContext.fetch(FetchDescriptor<Tag>()) { result[tag.name] = tag }
-        return result
     }
 
     /// Where an import's temporary files go (`PRAGMA temp_store`): memory. Each multi-row
@@ -39,9 +73,8 @@ extension DeckDocument {
     /// In WAL mode every page an import writes is written twice: into the log at the commit,
     /// then into the database by the checkpoint. With a rollback journal the new pages go
     /// straight into the file (the journal keeps only the few existing pages the import
-    /// changes), which saves a fifth of a large import's time. Leaving WAL needs the only
-    /// connection to the store; with readers open, the import stays in WAL (without waiting
-    /// for them: the busy timeout is off for the attempt).
+    /// changes). Leaving WAL needs the only connection to the store; with readers open, the
+    /// import stays in WAL (without waiting for them: the busy timeout is off for the attempt).
     static func leaveWAL(_ db: Database) -> Bool {
         guard (try? db.scalar("PRAGMA journal_mode", as: String.self))?.lowercased() == "wal",
               let timeout = try? db.scalar("PRAGMA busy_timeout", as: Int64.self) else { return false }
@@ -50,26 +83,22 @@ extension DeckDocument {
         return (try? db.setJournalMode(.delete))?.lowercased() == "delete"
     }
 
-    /// Runs a large import: `body` adds cards through a ``BulkImport`` session, which writes each
-    /// card at once with a ``BatchInsert`` (so nothing of it is kept in memory, and no context
-    /// machinery runs per card) and its tag and media links in SQL. Everything happens in one
+    /// Runs a large import: `body` adds notes through a ``BulkImport`` session, which writes
+    /// each note with its cards, tags, media links and reviews at once in SQL (nothing of it is
+    /// kept in memory, and no context machinery runs per note). Everything happens in one
     /// transaction: when `body` or a write throws, nothing of the import stays in the deck (media
     /// files already written stay in `Media/`, unreferenced). Pending changes of
-    /// ``mainContext`` (media references, the title) are saved with it.
+    /// ``mainContext`` (media, the title) are saved with it.
     ///
-    /// Cost: the full-text index is not updated during the import (its triggers are suspended);
-    /// the store records that the new cards are not indexed yet, and the next ``search(_:limit:)``
+    /// Cost: the full-text index is not updated during the import; the store records that the
+    /// new notes are not indexed yet (`NoteSearchPending`), and the next ``search(_:limit:)``
     /// indexes them (see ``updateSearchIndex()``). When no other connection has the store open,
     /// the import runs with a rollback journal instead of the write-ahead log, so its pages are
     /// written once (see `leaveWAL`); readers that open the deck meanwhile wait for its commit.
     /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
     public func bulkImport<T>(_ body: (BulkImport) throws -> T) throws -> T {
-        try requireOpen()
-        guard mode == .readWrite else {
-            throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
-        }
-        let triggers = DeckStore.searchDDL.compactMap(DeckStore.triggerName(of:))
-        let (lastKey, tempStore, leftWAL) = try container.withDatabase(for: Card.self) { db in
+        try requireWritable()
+        let (lastKey, tempStore, leftWAL) = try container.withDatabase(for: Note.self) { db in
             let tempStore = try db.scalar("PRAGMA temp_store", as: Int64.self) ?? 0
             try db.execute("PRAGMA temp_store = \(Self.importTempStore)")
             let leftWAL = Self.leaveWAL(db)
@@ -77,212 +106,257 @@ extension DeckDocument {
             // Checked at the commit (which fails, rolling back, if one is broken), so that no
             // statement of the import has to be undone alone: no statement journal.
             try db.execute("PRAGMA defer_foreign_keys = ON")
-            for name in triggers { try db.execute("DROP TRIGGER IF EXISTS \(quoteIdentifier(name))") }
-            return (try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0, tempStore, leftWAL)
+            return (try db.scalar("SELECT max(\"pk\") FROM \"Note\"", as: Int64.self) ?? 0, tempStore, leftWAL)
         }
         defer {
-            try? container.withDatabase(for: Card.self) { db in
+            try? container.withDatabase(for: Note.self) { db in
                 try db.execute("PRAGMA temp_store = \(tempStore)")
                 if leftWAL { _ = try db.setJournalMode(.wal) }
             }
         }
         let result: T
         do {
-            // Media references and the like, added before: saved first so that links find them.
-            if mainContext.hasChanges { try mainContext.save() }
-            result = try ModelContext(container).batchInsert { batch in
-                let session = BulkImport(document: self, batch: batch)
-                let result = try body(session)
-                try session.flush()
-                return result
-            }
-            if mainContext.hasChanges { try mainContext.save() }
-            try container.withDatabase(for: Card.self) { db in
-                let newest = try db.scalar("SELECT max(\"pk\") FROM \"Card\"", as: Int64.self) ?? 0
-                if newest > lastKey { try DeckStore.deferIndexing(after: lastKey, db) }
-                for statement in DeckStore.searchDDL { try db.execute(statement) }
+            // Media, note types and the like, added before: saved first so that links find them.
+            if mainContext.hasChanges { try saveIndexingNotes() }
+            let session = try BulkImport(document: self)
+            result = try body(session)
+            if mainContext.hasChanges { try saveIndexingNotes() }
+            try container.withDatabase(for: Note.self) { db in
+                let newest = try db.scalar("SELECT max(\"pk\") FROM \"Note\"", as: Int64.self) ?? 0
+                if newest > lastKey { try DeckStoreV2.deferIndexing(after: lastKey, db) }
                 try db.execute("RELEASE bulk_import")
             }
         } catch {
-            try? container.withDatabase(for: Card.self) { db in
+            try? container.withDatabase(for: Note.self) { db in
                 try db.execute("ROLLBACK TO bulk_import")
                 try db.execute("RELEASE bulk_import")
             }
             discardChanges()
+            nextNewPosition = nil
             throw error
         }
+        nextNewPosition = nil
         try save()
         return result
     }
 }
 
-/// A bulk import in progress (see ``DeckDocument/bulkImport(_:)``): each card is written when
-/// it is added, through ``batch``, with its tag and media links; nothing of it is kept.
+/// A bulk import in progress (see ``DeckDocument/bulkImport(_:)``): each note is written when
+/// it is added, with its cards, tag and media links and reviews; nothing of it is kept.
 public final class BulkImport {
     /// The deck imported into.
     public let document: DeckDocument
-    /// The batch the cards are written with (models given to it are written at once and not tracked).
-    public let batch: BatchInsert
+    /// Notes added so far.
+    public private(set) var notesAdded = 0
     /// Cards added so far.
     public private(set) var cardsAdded = 0
-    private var links: BulkLinkWriter
 
-    init(document: DeckDocument, batch: BatchInsert) {
+    private var nextNote: Int64
+    private var nextCard: Int64
+    private var nextReview: Int64
+    private var nextTag: Int64
+    private var nextPosition: Int64
+    private let dayZero: Int64
+    private var tagKeys: [String: Int64] = [:]
+    private var deckKeys: [String: Int64] = [:]
+    private var mediaKeys: [String: Int64?] = [:]
+    private var types: [CardKind: (key: Int64, layout: NoteLayout, sortField: Int)] = [:]
+    private var otherTypes: [Int64: (layout: NoteLayout, sortField: Int)] = [:]
+    private let insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia: Statement
+    private let encoder = JSONEncoder()
+
+    init(document: DeckDocument) throws {
         self.document = document
-        self.batch = batch
-        links = BulkLinkWriter(container: document.container, batch: batch)
-    }
-
-    /// Writes a card with its tags (by name, created when missing), its media (by
-    /// ``MediaReference/fileName``; add them with ``DeckDocument/addMedia(_:originalName:mime:)``
-    /// first) and its review history. The card and reviews are spent afterwards: they are not
-    /// registered in any context (fetch the card to work with it).
-    /// - Throws: ``DeckError`` `corrupt` for a value outside ``CardValueLimits``; the store's error.
-    public func add(_ card: Card, tags: [String] = [], media: [String] = [], reviews: [Review] = []) throws {
-        // Importers check their inputs (naming the file's field); this is the deck's own last word.
-        if let field = CardValueLimits.problem(of: card) ?? reviews.lazy.compactMap(CardValueLimits.problem(of:)).first {
-            throw DeckError(path: document.url.path, reason: "an imported card's \(field) is out of range", kind: .corrupt)
+        let keys = try document.container.withDatabase(for: Note.self) { db in
+            func next(_ table: String) throws -> Int64 {
+                let largest = try db.scalar("SELECT max(\"pk\") FROM \"\(table)\"", as: Int64.self) ?? 0
+                // A table whose largest key is the largest there is has no key left for a new row.
+                guard largest < Int64.max - 1 else {
+                    throw DeckError(path: document.storeURL.path, reason: "\(table) has no key left for a new row (its largest is \(largest))", kind: .corrupt)
+                }
+                return max(largest, 0) + 1
+            }
+            let position = try db.scalar("SELECT max(\"due\") FROM \"Card\" WHERE \"type\" = 0", as: Int64.self) ?? 0
+            return (try next("Note"), try next("Card"), try next("Review"), try next("Tag"),
+                    position < Int64.max - 1_000_000_000 ? max(position, 0) + 1 : 1,
+                    try db.scalar("SELECT \"dayZero\" FROM \"DeckInfo\" ORDER BY \"pk\" LIMIT 1", as: Int64.self) ?? 0)
         }
-        if !reviews.isEmpty { card.reviews = reviews }
-        let key = try batch.insertReturningKey(card)
-        if !tags.isEmpty { try links.tag(key, with: tags) }
-        if !media.isEmpty { try links.attach(key, media: media) }
-        cardsAdded += 1
+        (nextNote, nextCard, nextReview, nextTag, nextPosition, dayZero) = keys
+        (insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia) = try document.container.withDatabase(for: Note.self) { db in
+            (try db.prepare("""
+                INSERT INTO "Note" ("pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType") \
+                VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
+                """),
+             try db.prepare("""
+                INSERT INTO "Card" ("pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions", "lapses", \
+                "remainingSteps", "originalDue", "flag", "customData", "created", "modified", "ankiOptions", "note", "deck") \
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, '', ?, ?, '{}', ?, ?)
+                """),
+             try db.prepare("""
+                INSERT INTO "Review" ("pk", "time", "rating", "interval", "lastInterval", "easeFactor", "duration", "kind", "card") \
+                VALUES (?, ?, ?, ?, ?, 0, ?, 1, ?)
+                """),
+             try db.prepare("INSERT INTO \"Tag\" (\"pk\", \"name\", \"collapsed\") VALUES (?, ?, 0)"),
+             try db.prepare("INSERT OR IGNORE INTO \"Note_tags\" (\"source\", \"target\") VALUES (?, ?)"),
+             try db.prepare("INSERT OR IGNORE INTO \"Note_media\" (\"source\", \"target\") VALUES (?, ?)"))
+        }
+        try document.container.withDatabase(for: Note.self) { db in
+            let tags = try db.prepare("SELECT \"pk\", \"name\" FROM \"Tag\"")
+            while try tags.step() { tagKeys[tags.string(at: 1).lowercased()] = tags.int64(at: 0) }
+        }
     }
 
-    /// Creates tags no card needs to carry.
+    /// Writes a note with the cards its type generates, its tags (by name, reused ignoring case
+    /// or created), its media (by the names ``DeckDocument/addMedia(_:originalName:mime:sha1:)``
+    /// returned, or by file name; unknown names are skipped) and the review history of its
+    /// first card. Every card gets the note's scheduling.
+    /// - Throws: ``NoteInputError`` for more values than the note type has fields; the store's error.
+    public func add(_ note: ImportedNote, tags: [String] = [], media: [String] = [], reviews: [ReviewSnapshot] = []) throws {
+        do {
+            try write(note, tags: tags, media: media, reviews: reviews)
+        } catch let error as DatabaseError {
+            // The deck's store failed (a full disk, a constraint): name the deck, not the file read.
+            throw DeckError(path: document.url.path, reason: "can't write the imported notes: \(error.message)", kind: DeckError.kind(of: error))
+        }
+    }
+
+    private func write(_ note: ImportedNote, tags: [String], media: [String], reviews: [ReviewSnapshot]) throws {
+        let (typeKey, layout, sortField) = try noteType(of: note)
+        let values = try DeckDocument.fieldValues(note.values, for: layout)
+        let deckKey = try deckKey(note.deckPath)
+        let tagKeys = try tags.compactMap { try tagKey($0) }
+        let tagNames = tags.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        let ordinals = layout.cardOrdinals(fieldValues: values, tags: tagNames)
+        let fieldsJSON = String(decoding: try encoder.encode(values), as: UTF8.self)
+        let noteKey = nextNote
+        nextNote += 1
+        try insertNote.execute([.integer(noteKey), .text(note.ankiGUID ?? AnkiGUID.random()), .text(fieldsJSON),
+                                .text(FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")),
+                                .real(note.created.timeIntervalSince1970), .real(note.modified.timeIntervalSince1970), .integer(typeKey)])
+        let (type, queue, due, factor) = try scheduling(of: note)
+        var firstCard: Int64?
+        for ordinal in ordinals {
+            let cardKey = nextCard
+            nextCard += 1
+            if firstCard == nil { firstCard = cardKey }
+            try insertCard.execute([.integer(cardKey), .integer(Int64(ordinal)), .integer(type), .integer(queue), .integer(due),
+                                    .integer(Int64(max(0, note.interval))), .integer(factor), .integer(Int64(max(0, note.repetitions))),
+                                    .integer(Int64(max(0, note.lapses))), .real(note.created.timeIntervalSince1970),
+                                    .real(note.modified.timeIntervalSince1970), .integer(noteKey), .integer(deckKey)])
+            cardsAdded += 1
+        }
+        for key in Set(tagKeys) { try linkTag.execute([.integer(noteKey), .integer(key)]) }
+        for name in media {
+            if let key = try mediaKey(name) { try linkMedia.execute([.integer(noteKey), .integer(key)]) }
+        }
+        if let firstCard {
+            var previous = 0
+            for review in reviews.sorted(by: { $0.date < $1.date }) {
+                guard let time = Self.checkedInt64(review.date.timeIntervalSince1970 * 1000),
+                      let duration = Self.checkedInt64(review.duration * 1000) else {
+                    throw NoteInputError("a review has a date or duration out of range")
+                }
+                try insertReview.execute([.integer(nextReview), .integer(time), .integer(Int64(min(4, max(0, review.ease)))),
+                                          .integer(Int64(review.interval)), .integer(Int64(previous)),
+                                          .integer(min(86_400_000, max(0, duration))), .integer(firstCard)])
+                nextReview += 1
+                previous = review.interval
+            }
+        }
+        if type == 0 { nextPosition += 1 }
+        notesAdded += 1
+    }
+
+    /// Creates tags no note needs to carry.
     /// - Throws: the store's error.
     public func ensureTags(_ names: [String]) throws {
-        for name in names { _ = try links.tagKey(name) }
+        for name in names { _ = try tagKey(name) }
     }
 
-    /// Writes the cards and links still waiting to be written in groups, so that queries on
-    /// the deck (``DeckDocument/savedAnkiGUIDs()``) see every card added so far.
-    /// - Throws: the store's error.
-    public func flush() throws {
-        try links.flush()
-    }
-}
+    /// Kept for importers that read their own writes: every note is written when added.
+    public func flush() throws {}
 
-/// Writes the tag and media links of imported cards in SQL, rather than through the cards'
-/// `tags` and `media` relationships: keeping a relationship's inverse in memory costs time in
-/// proportion to the tag's number of cards, which makes a large import quadratic. Tags are
-/// created by name when missing (through the batch); names and keys already seen are
-/// remembered (a deck has few).
-struct BulkLinkWriter {
-    let container: ModelContainer
-    let batch: BatchInsert
-    private var tagKeys: [String: Int64] = [:]
-    private var mediaKeys: [String: Int64] = [:]
-    /// Links waiting to be written, (card, tag or media reference).
-    private var tagLinks: [(Int64, Int64)] = []
-    private var mediaLinks: [(Int64, Int64)] = []
-    /// The prepared group statements of ``groupSQL``, by table (looked up once, not by text per flush).
-    private var groupStatements: [String: Statement] = [:]
-    /// Links written together (one statement), after the batch's waiting cards.
-    static let linksPerGroup = 256
+    // MARK: Resolving keys
 
-    /// `INSERT OR FAIL` of up to `pairs` (source, target) rows into a join table; the last
-    /// parameter is the number of pairs bound. The pairs are new (their cards are) and distinct;
-    /// with FAIL and the import's deferred foreign keys, SQLite keeps no statement journal.
-    static func linkSQL(_ table: String, pairs: Int) -> String {
-        "INSERT OR FAIL INTO \(quoteIdentifier(table)) (\"source\", \"target\") SELECT * FROM (VALUES "
-            + Array(repeating: "(?, ?)", count: pairs).joined(separator: ", ") + ") LIMIT ?"
-    }
-
-    /// ``linkSQL(_:pairs:)`` of each join table for ``linksPerGroup`` pairs, built once (a
-    /// flush every 128 cards rebuilt and hashed the 1.8 KB text: 5 % of a tagged import).
-    static let groupSQL: [(table: String, sql: String)] = ["Card_tags", "Card_media"].map { ($0, linkSQL($0, pairs: linksPerGroup)) }
-
-    init(container: ModelContainer, batch: BatchInsert) {
-        self.container = container
-        self.batch = batch
-    }
-
-    /// The key of the tag named `raw` (surrounding white space ignored), created when missing;
-    /// nil for an empty name.
-    mutating func tagKey(_ raw: String) throws -> Int64? {
-        if let key = tagKeys[raw] { return key }
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { return nil }
-        if let key = tagKeys[name] {
-            tagKeys[raw] = key
-            return key
+    private func noteType(of note: ImportedNote) throws -> (Int64, NoteLayout, Int) {
+        if let type = note.noteType {
+            let key = try savedKey(of: type)
+            if let known = otherTypes[key] { return (key, known.layout, known.sortField) }
+            let layout = document.layout(of: type)
+            otherTypes[key] = (layout, type.sortField)
+            return (key, layout, type.sortField)
         }
-        let existing = try container.withDatabase(for: Tag.self) { db in
-            try db.scalar("SELECT \"pk\" FROM \"Tag\" WHERE \"name\" = ?", [.text(name)], as: Int64.self)
+        if let known = types[note.kind] { return (known.key, known.layout, known.sortField) }
+        let type = try document.stockNoteType(note.kind)
+        let key = try savedKey(of: type)
+        let layout = document.layout(of: type)
+        types[note.kind] = (key, layout, type.sortField)
+        return (key, layout, type.sortField)
+    }
+
+    /// The key of a model of the main context, saving the context first when it is new.
+    private func savedKey(of model: some PersistentModel) throws -> Int64 {
+        if model.persistentModelID.isTemporary { try document.saveIndexingNotes() }
+        return model.persistentModelID.primaryKey
+    }
+
+    private func deckKey(_ path: String?) throws -> Int64 {
+        let name = path.flatMap { $0.isEmpty ? nil : $0 } ?? DeckStoreV2.defaultDeckName
+        if let key = deckKeys[name] { return key }
+        let deck: DeckSchemaV2.Deck
+        do {
+            deck = try document.deck(named: name)
+        } catch is NoteInputError {
+            deck = try document.deck(named: DeckStoreV2.defaultDeckName)
         }
-        let key = try existing ?? batch.insertReturningKey(Tag(name: name))
-        tagKeys[name] = key
-        tagKeys[raw] = key
+        let key = try savedKey(of: deck)
+        deckKeys[name] = key
         return key
     }
 
-    /// Tags the card `card` with `names` (empty and repeated names ignored); written with the next group.
-    mutating func tag(_ card: Int64, with names: [String]) throws {
-        let first = tagLinks.count
-        // The card is new: only its own repeated names could collide. A few tags are compared
-        // directly; many through a set (a scan per tag made 20,000 tags on a card quadratic).
-        var seen: Set<Int64>? = names.count > Self.tagsComparedDirectly ? [] : nil
-        for name in names {
-            guard let key = try tagKey(name) else { continue }
-            if seen != nil {
-                if seen?.insert(key).inserted == true { tagLinks.append((card, key)) }
-            } else if !tagLinks[first...].contains(where: { $0.1 == key }) {
-                tagLinks.append((card, key))
-            }
-        }
-        if tagLinks.count >= Self.linksPerGroup { try flush() }
+    private func tagKey(_ raw: String) throws -> Int64? {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { return nil }
+        let folded = name.lowercased()
+        if let key = tagKeys[folded] { return key }
+        let key = nextTag
+        nextTag += 1
+        try insertTag.execute([.integer(key), .text(name)])
+        tagKeys[folded] = key
+        return key
     }
 
-    /// Up to this many tags on a card are checked for repeats by comparing them (no set to build).
-    static let tagsComparedDirectly = 32
-
-    /// Links the card `card` to the media files named `fileNames` (``MediaReference/fileName``
-    /// of saved references; unknown names are skipped); written with the next group.
-    mutating func attach(_ card: Int64, media fileNames: [String]) throws {
-        let first = mediaLinks.count
-        for fileName in fileNames {
-            var key = mediaKeys[fileName]
-            if key == nil {
-                key = try container.withDatabase(for: MediaReference.self) { db in
-                    try db.scalar("SELECT \"pk\" FROM \"MediaReference\" WHERE \"fileName\" = ?", [.text(fileName)], as: Int64.self)
-                }
-                mediaKeys[fileName] = key
-            }
-            if let key, !mediaLinks[first...].contains(where: { $0.1 == key }) { mediaLinks.append((card, key)) }
+    private func mediaKey(_ name: String) throws -> Int64? {
+        if let known = mediaKeys[name] { return known }
+        let key = try document.container.withDatabase(for: Note.self) { db in
+            try db.scalar("SELECT \"pk\" FROM \"MediaName\" WHERE \"name\" = ?", [.text(name)], as: Int64.self)
+                ?? db.scalar("""
+                    SELECT m."pk" FROM "MediaName" m JOIN "MediaFile" f ON f."pk" = m."file" WHERE f."fileName" = ? ORDER BY m."pk" LIMIT 1
+                    """, [.text(name)], as: Int64.self)
         }
-        if mediaLinks.count >= Self.linksPerGroup { try flush() }
+        mediaKeys[name] = key
+        return key
     }
 
-    /// Writes the batch's waiting rows, then the waiting links (whose foreign keys need the cards).
-    mutating func flush() throws {
-        try batch.flush()
-        guard !tagLinks.isEmpty || !mediaLinks.isEmpty else { return }
-        try container.withDatabase(for: Card.self) { db in
-            for ((table, sql), pairs) in zip(Self.groupSQL, [tagLinks, mediaLinks]) where !pairs.isEmpty {
-                // Many pairs per statement: SQLite keeps its cursors positioned between them.
-                let group = try groupStatements[table] ?? db.cachedStatement(sql)
-                groupStatements[table] = group
-                for start in stride(from: 0, to: pairs.count, by: Self.linksPerGroup) {
-                    let end = min(start + Self.linksPerGroup, pairs.count)
-                    var index: Int32 = 1
-                    for (card, target) in pairs[start..<end] {
-                        group.bind(int64: card, at: index)
-                        group.bind(int64: target, at: index + 1)
-                        index += 2
-                    }
-                    group.bind(int64: Int64(end - start), at: Int32(2 * Self.linksPerGroup + 1))
-                    do {
-                        try group.execute()
-                    } catch let error as DatabaseError {
-                        throw PersistenceError.database(DatabaseError(extendedCode: error.extendedCode, message: error.message,
-                                                                      sql: "INSERT INTO \(quoteIdentifier(table)) (\"source\", \"target\") VALUES … (\(end - start) rows)"))
-                    }
-                }
-            }
+    /// The card type, queue, due value and ease factor of a note's cards (docs/FORMAT.md): new
+    /// cards at the next position, cards with a due date review cards due on the nearest day.
+    private func scheduling(of note: ImportedNote) throws -> (Int64, Int64, Int64, Int64) {
+        guard let due = note.due else { return (0, 0, nextPosition, 0) }
+        guard let seconds = Self.checkedInt64(due.timeIntervalSince1970.rounded(.down)),
+              (-1_000_000_000_000...1_000_000_000_000).contains(seconds),
+              let factor = Self.checkedInt64(note.ease * 1000), (0...100_000).contains(factor) else {
+            throw NoteInputError("a card has a due date or ease out of range")
         }
-        tagLinks.removeAll(keepingCapacity: true)
-        mediaLinks.removeAll(keepingCapacity: true)
+        // The nearest day (an import's dates are day-accurate already; rounding down would move
+        // a date that starts a day in another program's calendar a day earlier at each round trip).
+        guard let day = Self.checkedInt64((Double(seconds) - Double(dayZero)) / 86_400) else {
+            throw NoteInputError("a card's due date is out of range")
+        }
+        return (2, 2, day, factor)
+    }
+
+    static func checkedInt64(_ value: Double) -> Int64? {
+        guard value.isFinite else { return nil }
+        return Int64(exactly: value.rounded())
     }
 }

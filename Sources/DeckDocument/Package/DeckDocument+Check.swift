@@ -29,57 +29,22 @@ extension DeckDocument {
             problems.append(DeckProblem(severity: .error, message: "\(error)"))
         }
 
-        // Store.
-        var references: [(fileName: String, sha256: String, size: Int)] = []
+        // Store: the manifest's version, then SQLite's own checks and every rule of the format (DeckStoreV2.check).
         do {
-            try container.withDatabase(for: Card.self) { db in
-                let integrity = try db.integrityCheck()
-                if integrity != ["ok"] {
-                    for line in integrity.prefix(20) { error("\(manifest.store): integrity_check: \(line)") }
-                }
+            try container.withDatabase(for: Note.self) { db in
                 if readsRecoveredCopy {
                     warning("\(manifest.store)-journal: a write was interrupted; checked a private recovered copy, "
                             + "and the next writer rolls the journal back")
                 }
-                let violations = try db.foreignKeyViolations()
-                if violations > 0 { error("\(manifest.store): \(violations) foreign key violation(s) (PRAGMA foreign_key_check)") }
                 let version = try db.userVersion()
                 if version != manifest.formatVersion {
                     error("\(manifest.store): user_version is \(version), manifest says format \(manifest.formatVersion)")
-                }
-                if try db.tableExists(DeckStore.searchTable) {
-                    // Cards above the pending marker are left for the next search to index (a
-                    // bulk import deferred them): expected, not damage.
-                    let through = try DeckStore.indexedThrough(db) ?? Int64.max
-                    let missing = try db.scalar("SELECT count(*) FROM \"Card\" WHERE \"pk\" <= ? AND \"pk\" NOT IN (SELECT rowid FROM \"CardSearch\")",
-                                                [.integer(through)], as: Int.self) ?? 0
-                    let stale = try db.scalar("SELECT count(*) FROM \"CardSearch\" WHERE rowid NOT IN (SELECT \"pk\" FROM \"Card\")", as: Int.self) ?? 0
-                    if missing > 0 { error("\(manifest.store): \(missing) card(s) missing from the search index") }
-                    if stale > 0 { error("\(manifest.store): \(stale) search index row(s) for deleted cards") }
-                } else {
-                    error("\(manifest.store): the search index table \(DeckStore.searchTable) is missing")
-                }
-                // Values no import accepts (docs/FORMAT.md, "Value ranges"); exports refuse them too.
-                for (table, column, bounds) in CardValueLimits.columns {
-                    let rows = try db.rows("""
-                        SELECT count(*), min(\(quoteIdentifier(table == "Review" ? "card" : "pk"))) FROM \(quoteIdentifier(table)) \
-                        WHERE NOT (\(quoteIdentifier(column)) BETWEEN ? AND ?)
-                        """, [bounds.0, bounds.1])
-                    if case .integer(let count)? = rows.first?.first, count > 0 {
-                        let first = rows.first.flatMap { $0.count > 1 ? $0[1] : nil }.map { "\($0)" } ?? "?"
-                        error("\(manifest.store): \(table).\(column) is out of range in \(count) row(s) (first of card \(first))")
-                    }
-                }
-                for row in try db.rows("SELECT \"fileName\", \"sha256\", \"size\" FROM \"MediaReference\" ORDER BY \"fileName\"") {
-                    guard row.count == 3, case .text(let name) = row[0] else { continue }
-                    let digest: String = if case .text(let d) = row[1] { d } else { "" }
-                    let size: Int = if case .integer(let s) = row[2] { Int(s) } else { -1 }
-                    references.append((name, digest, size))
                 }
             }
         } catch {
             problems.append(DeckProblem(severity: .error, message: "\(manifest.store): \(error)"))
         }
+        problems += DeckStoreV2.check(storeAt: storeURL, mediaFolder: mediaURL)
 
         // The package's entries: each a regular file (Media/ a directory), never a link.
         let storeName = manifest.store
@@ -93,67 +58,6 @@ extension DeckDocument {
                 }
             } catch let failure {
                 error("\(entry.name): \(failure.reason)")
-            }
-        }
-
-        // Media: every reference names a regular file of Media/ by a valid name, with its contents.
-        var referenced: Set<String> = []
-        var folder: Int32 = -1
-        if !references.isEmpty || mediaFolderProblem() == nil {
-            do {
-                folder = try UntrustedFile.openDirectory(mediaURL.path)
-            } catch let failure {
-                if case .missing = failure.kind {} else if case .wrongType = failure.kind {} else {
-                    error("\(Self.mediaFolderName): \(failure.reason)")
-                }
-            }
-        }
-        defer { if folder >= 0 { Glibc.close(folder) } }
-        for reference in references {
-            let shown = MediaReference.printable(reference.fileName)
-            guard MediaReference.isValidFileName(reference.fileName) else {
-                error("\(storeName): media reference \"\(shown)\" is not a media file name (<sha256>.<ext>)")
-                continue
-            }
-            referenced.insert(reference.fileName)
-            guard folder >= 0 else {
-                error("Media/\(shown): referenced by the store but missing")
-                continue
-            }
-            let fd: Int32
-            do {
-                fd = try UntrustedFile.openForReading(reference.fileName, in: folder)
-            } catch let failure {
-                switch failure.kind {
-                case .missing: error("Media/\(shown): referenced by the store but missing")
-                case .wrongType(let found): error("Media/\(shown): is \(found.rawValue), not a regular file")
-                default: error("Media/\(shown): \(failure.reason)")
-                }
-                continue
-            }
-            defer { Glibc.close(fd) }
-            do {
-                let digest = try SHA256.hex(fileDescriptor: fd)
-                if digest != reference.sha256 {
-                    error("Media/\(shown): contents changed (sha256 \(digest), expected \(reference.sha256))")
-                }
-            } catch let failure {
-                error("Media/\(shown): can't be read: \(failure)")
-            }
-        }
-        if folder >= 0 {
-            do {
-                for name in try FileManager.default.contentsOfDirectory(atPath: mediaURL.path).sorted() where !name.hasPrefix(".") {
-                    let shown = MediaReference.printable(name)
-                    let found = try UntrustedFile.type(atPath: mediaURL.appendingPathComponent(name).path)
-                    if let found, found != .regular, !referenced.contains(name) {
-                        error("Media/\(shown): is \(found.rawValue), not a regular file")
-                    } else if !referenced.contains(name) {
-                        warning("Media/\(shown): not referenced by any card")
-                    }
-                }
-            } catch let failure {
-                error("\(Self.mediaFolderName): can't be listed: \(failure)")
             }
         }
         return problems.sorted { $0.severity < $1.severity }

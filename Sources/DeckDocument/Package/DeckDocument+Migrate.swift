@@ -11,10 +11,9 @@ extension DeckDocument {
     /// the package; the atomic rewrite of `manifest.json` is the switch point, so a crash
     /// leaves either the old deck or the new one. Card ids are kept.
     ///
-    /// `target` is the format version to reach: the program's own (``DeckManifest/currentFormatVersion``)
-    /// by default, or 2 (``DeckStoreV2``): a version 0 deck goes through version 1, a version 1
-    /// deck's store is upgraded by ``DeckMigrationPlan`` in one transaction. Until the program
-    /// writes version 2, a deck migrated to 2 is opened with ``DeckStoreV2`` only.
+    /// `target` is the format version to reach: the program's own, 2 (``DeckManifest/currentFormatVersion``),
+    /// by default, or 1: a version 0 deck goes through version 1, a version 1 deck's store is
+    /// upgraded by ``DeckMigrationPlan`` in one transaction.
     /// - Returns: the old and new format versions and the backup (nil when the deck was
     ///   already at `target` and nothing was done).
     /// - Throws: ``DeckError``: `newerVersion`, `notADeck`, `corrupt`, `inUse`, `io`.
@@ -84,6 +83,8 @@ extension DeckDocument {
                 // backup API), upgraded in place; the original stays as it is until the switch.
                 let source = try Database(path: oldStore.path, mode: .readOnly)
                 defer { source.close() }
+                // A shared deck is untrusted: its schema must be version 1's before any of it is read.
+                try DeckStore.validateSchema(source, path: oldStore.path, formatVersion: 1)
                 let copy = try Database(path: building.path, mode: .create)
                 defer { copy.close() }
                 try source.backup(to: copy)

@@ -1,3 +1,4 @@
+import CardTemplates
 import FileSafety
 import Foundation
 import Persistence
@@ -20,7 +21,8 @@ public enum DeckOpenMode: Sendable {
 ///
 /// ```swift
 /// let deck = try DeckDocument.create(at: url, title: "French")
-/// _ = try deck.addCard(kind: .basic, front: "chat", back: "cat", tags: ["animals"])
+/// let basic = try deck.stockNoteType(.basic)
+/// _ = try deck.addNote(type: basic, fields: ["chat", "cat"], tags: ["animals"])
 /// try deck.close()
 /// ```
 public final class DeckDocument {
@@ -40,16 +42,19 @@ public final class DeckDocument {
     private var recoveredCopy: PrivateDirectory?
     /// Runs once the document is closed (removes the private copy of an opened archive).
     var onClose: (() -> Void)?
-    /// The media references ``addMedia(_:originalName:mime:)`` handed out, by file name, so
-    /// that adding many files doesn't look each one up through the context (a fetch merges
+    /// The media files and names ``addMedia(_:originalName:mime:sha1:)`` inserted or looked up,
+    /// so that adding many files doesn't look each one up through the context (a fetch merges
     /// every pending insert, which made an import of n media files cost n² predicate
     /// evaluations). An entry is trusted only while its model is still in ``mainContext``.
-    var mediaByFileName: [String: MediaReference] = [:]
-    /// How far ``mediaByFileName`` covers the pending inserts of ``mainContext`` (references
-    /// other code inserted): their count and the last one when they were last scanned.
-    var pendingMediaScan: (count: Int, last: ObjectIdentifier?) = (0, nil)
+    var mediaByFileName: [String: DeckSchemaV2.MediaFile] = [:]
+    var mediaNames: [String: DeckSchemaV2.MediaName] = [:]
     /// Media files written since the last save (removed by ``discardChanges()``).
     var addedMediaFiles: [URL] = []
+    /// The card layouts of note types, by note type key, built once per document (parsing
+    /// templates per note would dominate a bulk import).
+    var noteLayouts: [Int64: CardTemplates.NoteLayout] = [:]
+    /// The next position of a new card (Anki's `nextPos`), read from the store on first use.
+    var nextNewPosition: Int64?
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
     public var mainContext: ModelContext { container.sharedMainContext }
@@ -124,18 +129,7 @@ public final class DeckDocument {
         }
         let manifest = DeckManifest(title: title)
         do {
-            try DeckStore.createEmptyStore(at: staging.appendingPathComponent(manifest.store))
-            let container = try ModelContainer(for: DeckStore.schema(), configurations: [
-                ModelConfiguration("Deck", url: staging.appendingPathComponent(manifest.store)),
-            ])
-            try container.withDatabase(for: Card.self) { db in
-                try db.trustSchema()  // the store was built just now, by us
-                try DeckStore.install(db, formatVersion: manifest.formatVersion)
-            }
-            let context = ModelContext(container)
-            context.insert(DeckInfo(title: title))
-            try context.save()
-            try container.close()
+            try DeckStoreV2.createStore(at: staging.appendingPathComponent(manifest.store), title: title)
         } catch let error as DeckError {
             throw error
         } catch {
@@ -186,17 +180,17 @@ public final class DeckDocument {
         }
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
-            let container = try ModelContainer(for: DeckStore.schema(), configurations: [
+            let container = try ModelContainer(for: DeckStoreV2.schema(), configurations: [
                 ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite),
             ])
             if mode == .readWrite {
-                try container.withDatabase(for: Card.self) { db in
+                try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
                     // Checked again under the lock, on the connection that will write; then its
                     // triggers are known to be the format's, which write the FTS5 index (a
                     // virtual table only a trusted schema's triggers may use).
-                    try DeckStore.validateSchema(db, path: packageStore.path)
+                    try DeckStore.validateSchema(db, path: packageStore.path, formatVersion: manifest.formatVersion)
                     try db.trustSchema()
-                    try DeckStore.install(db, formatVersion: manifest.formatVersion)
+                    try DeckStoreV2.install(db)
                 }
             }
             return DeckDocument(url: url, manifest: manifest, container: container, mode: mode, lock: lock, recoveredCopy: recoveredCopy)
@@ -276,10 +270,10 @@ public final class DeckDocument {
         func inspect(_ file: URL) throws {
             let db = try Database(path: file.path, mode: .readOnly)
             defer { db.close() }
-            for table in ["Card", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
+            for table in ["Note", "Card", "NoteType", "Deck", "Tag", Schema.metadataTable] where try !db.tableExists(table) {
                 throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
             }
-            try DeckStore.validateSchema(db, path: storeURL.path)
+            try DeckStore.validateSchema(db, path: storeURL.path, formatVersion: DeckStoreV2.formatVersion)
         }
         do {
             do {
@@ -405,7 +399,7 @@ public final class DeckDocument {
             throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
         }
         if mainContext.hasChanges {
-            try saveIndexingTagLinksOncePerCard()
+            try saveIndexingNotes()
         }
         addedMediaFiles.removeAll()
         var updated = manifest
@@ -413,38 +407,6 @@ public final class DeckDocument {
         updated.generator = DeckManifest.generatorName
         try AtomicFile.write(try updated.encoded(), to: url.appendingPathComponent(Self.manifestName))
         manifest = updated
-    }
-
-    /// Saves ``mainContext`` in a savepoint during which the index's tag-link triggers are
-    /// suspended (``DeckStore/suspendTagLinkIndexing(_:)``): each card whose tag links changed
-    /// gets its index row rewritten once, not once per link (linking a card to 20,000 tags
-    /// through the triggers was quadratic: minutes). The triggers are back before the savepoint
-    /// is released, so the file never lacks them; a failed save rolls everything back.
-    func saveIndexingTagLinksOncePerCard() throws {
-        try container.withDatabase(for: Card.self) { db in
-            try db.execute("SAVEPOINT deck_save")
-            do {
-                try DeckStore.suspendTagLinkIndexing(db)
-            } catch {
-                try? db.execute("ROLLBACK TO deck_save")
-                try? db.execute("RELEASE deck_save")
-                throw error
-            }
-        }
-        do {
-            try mainContext.save()
-            try container.withDatabase(for: Card.self) { db in
-                try DeckStore.finishTagLinkIndexing(db)
-                try db.execute("RELEASE deck_save")
-            }
-        } catch {
-            try? container.withDatabase(for: Card.self) { db in
-                try db.execute("ROLLBACK TO deck_save")
-                try db.execute("RELEASE deck_save")
-                try DeckStore.dropTagLinkRecorders(db)
-            }
-            throw error
-        }
     }
 
     /// Saves pending changes (read-write), checkpoints the store into one file and releases
@@ -482,7 +444,7 @@ public final class DeckDocument {
     public func setTitle(_ title: String) throws {
         try requireOpen()
         manifest.title = title
-        let infos = try mainContext.fetch(FetchDescriptor<DeckInfo>())
-        if let info = infos.first { info.title = title } else { mainContext.insert(DeckInfo(title: title)) }
+        let infos = try mainContext.fetch(FetchDescriptor<DeckSchemaV2.DeckInfo>())
+        if let info = infos.first { info.title = title } else { mainContext.insert(DeckSchemaV2.DeckInfo(title: title)) }
     }
 }

@@ -7,7 +7,7 @@ public struct DeckManifest: Codable, Sendable, Equatable {
     /// The content type every deck carries.
     public static let deckContentType = "com.example.flashcards"
     /// The format version this library writes.
-    public static let currentFormatVersion = 1
+    public static let currentFormatVersion = 2
     /// The store file name inside the package.
     public static let defaultStoreName = "Deck.sqlite"
 
@@ -21,7 +21,7 @@ public struct DeckManifest: Codable, Sendable, Equatable {
     public var created: Date
     /// Updated by every save.
     public var modified: Date
-    /// The program that last wrote the deck, e.g. `SampleDeck 0.1`.
+    /// The program that last wrote the deck, e.g. `SampleDeck 0.2`.
     public var generator: String
     /// The store file, relative to the package.
     public var store: String
@@ -40,7 +40,7 @@ public struct DeckManifest: Codable, Sendable, Equatable {
     }
 
     /// The generator this library writes.
-    public static let generatorName = "SampleDeck 0.1"
+    public static let generatorName = "SampleDeck 0.2"
 
     /// The manifest as JSON bytes.
     public func encoded() throws -> Data {

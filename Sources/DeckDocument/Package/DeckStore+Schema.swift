@@ -18,11 +18,16 @@ extension DeckStore {
 
     /// The reference schema, read back from an in-memory store built from the models,
     /// ``searchDDL`` and ``sparseIndexDDL``; nil if that fails (then every store is refused).
-    static let referenceSchema: ReferenceSchema? = {
+    static let referenceSchema: ReferenceSchema? = reference(schema().makeDDL() + searchDDL + sparseIndexDDL)
+
+    /// The reference schema of format version 2 (``DeckStoreV2/statements``).
+    static let referenceSchemaV2: ReferenceSchema? = reference(DeckStoreV2.statements)
+
+    static func reference(_ statements: [String]) -> ReferenceSchema? {
         guard let db = try? Database.inMemory() else { return nil }
         defer { db.close() }
         do {
-            for statement in schema().makeDDL() + searchDDL + sparseIndexDDL { try db.execute(statement) }
+            for statement in statements { try db.execute(statement) }
             var reference = ReferenceSchema()
             reference.tables.insert(Schema.metadataTable)
             for object in try db.schemaObjects() {
@@ -44,7 +49,7 @@ extension DeckStore {
         } catch {
             return nil
         }
-    }()
+    }
 
     /// Checks the store's schema against what the format allows, before anything else is
     /// read from it: a shared deck is untrusted, and its SQL must never run.
@@ -56,13 +61,13 @@ extension DeckStore {
     /// options); any table or index the format does not define (SQLite's own `sqlite_*`
     /// objects aside), an index of ours on another table or with another statement, and a
     /// ``retiredIndexes`` entry that is not a plain index on `Card`.
-    static func validateSchema(_ db: Database, path: String) throws {
+    static func validateSchema(_ db: Database, path: String, formatVersion: Int) throws {
         // Code first (views, triggers, virtual tables): the most telling refusal.
         let objects = try db.schemaObjects().sorted { rank($0) < rank($1) }
         func rank(_ object: SchemaObject) -> Int {
             object.type == "view" ? 0 : object.type == "trigger" ? 1 : object.isVirtualTable ? 2 : 3
         }
-        let reference = referenceSchema ?? ReferenceSchema()
+        let reference = (formatVersion == DeckStoreV2.formatVersion ? referenceSchemaV2 : referenceSchema) ?? ReferenceSchema()
         let file = URL(fileURLWithPath: path).lastPathComponent
         func refuse(_ object: SchemaObject, _ why: String) -> DeckError {
             DeckError(path: path, reason: "\(file) holds \(object), \(why); a shared deck's SQL is never run", kind: .corrupt)
@@ -92,7 +97,7 @@ extension DeckStore {
             case "index":
                 // Automatic indexes (UNIQUE and PRIMARY KEY constraints) have no statement.
                 if object.name.hasPrefix("sqlite_autoindex_"), object.sql == nil { continue }
-                if retiredIndexes.contains(object.name) {
+                if formatVersion < DeckStoreV2.formatVersion, retiredIndexes.contains(object.name) {
                     guard object.tableName == "Card", let sql = object.sql, !sql.uppercased().hasPrefix("CREATE UNIQUE") else {
                         throw refuse(object, "which is not an index earlier versions of the format made")
                     }

@@ -2,22 +2,49 @@ import DeckFilter
 import Foundation
 import SQLite
 
-/// Translates a ``FilterExpression`` into an SQL condition over the `Card` table (alias `c`),
-/// with every value bound as a parameter.
+/// Translates a ``FilterExpression`` into an SQL condition over a note (alias `n`), its first
+/// card (alias `c`, the card of the lowest key) and its note type (alias `t0`), with every
+/// value bound as a parameter (``source`` is the FROM clause).
 ///
-/// Fields: `front`, `back`, `text` (front, back or cloze text), `tag`, `kind`, `created`,
-/// `modified`, `due`, `id`, `ease`, `interval`, `reps`, `lapses`. Text comparisons with
-/// `contains`/`starts with` ignore ASCII case; a date without a time means the whole UTC
-/// day (`created = 2026-01-01` is any time that day).
+/// Fields: `front` and `back` (the note's first and second field), `text` (any field), `tag`,
+/// `kind` (of the note type), `created`, `modified` (the note's), `due`, `id`, `ease`,
+/// `interval`, `reps`, `lapses` (the first card's). Text comparisons with
+/// `contains`/`starts with` ignore ASCII case; a date without a time means the whole UTC day
+/// (`created = 2026-01-01` is any time that day).
 struct CardFilterTranslator {
     enum FieldType { case text, date, integer, real, kind, tag, anyText }
 
-    /// Field name → (column, type).
+    /// The rows a listing reads: each note with its first card and its note type.
+    static let source = """
+        "Note" n JOIN "Card" c ON c."pk" = (SELECT min(c1."pk") FROM "Card" c1 WHERE c1."note" = n."pk") \
+        JOIN "NoteType" t0 ON t0."pk" = n."noteType"
+        """
+    /// The kind of the note's type, as ``CardKind`` names it; NULL for a kind the format doesn't
+    /// have (a listing then refuses the row as a model fetch would).
+    static let kindExpression = """
+        CASE WHEN t0."kind" = 1 THEN 'cloze' WHEN t0."kind" IS NOT 0 THEN NULL WHEN t0."stockKind" = 2 THEN 'reversible' ELSE 'basic' END
+        """
+    /// The note's first and second field; NULL when `fields` is not a JSON array as the format
+    /// says (a value that is not text stays what it is: the listing refuses both).
+    static let frontExpression = field(0)
+    static let backExpression = field(1)
+    static func field(_ index: Int) -> String {
+        #"(CASE WHEN typeof(n."fields") = 'text' AND json_valid(n."fields") AND json_type(n."fields") = 'array' "#
+            + #"THEN coalesce(json_extract(n."fields", '$[\#(index)]'), '') END)"#
+    }
+    /// The first card's due time in Unix seconds: learning cards' `due` as it is, review and
+    /// interday cards' day number from `DeckInfo.dayZero`; NULL for new cards.
+    static let dueExpression = """
+        (CASE WHEN c."type" = 0 THEN NULL WHEN c."queue" IN (1, 4) OR (c."queue" < 0 AND c."due" > 1000000000) THEN c."due" \
+        ELSE (SELECT "dayZero" FROM "DeckInfo" ORDER BY "pk" LIMIT 1) + c."due" * 86400 END)
+        """
+
+    /// Field name → (SQL expression, type).
     static let fields: [String: (column: String, type: FieldType)] = [
-        "front": ("front", .text), "back": ("back", .text), "text": ("", .anyText), "tag": ("", .tag),
-        "kind": ("kind", .kind), "created": ("created", .date), "modified": ("modified", .date),
-        "due": ("due", .date), "id": ("pk", .integer), "ease": ("ease", .real), "interval": ("interval", .integer),
-        "reps": ("repetitions", .integer), "lapses": ("lapses", .integer),
+        "front": (frontExpression, .text), "back": (backExpression, .text), "text": ("", .anyText), "tag": ("", .tag),
+        "kind": (kindExpression, .kind), "created": (#"n."created""#, .date), "modified": (#"n."modified""#, .date),
+        "due": (dueExpression, .date), "id": (#"c."pk""#, .integer), "ease": (#"(CASE WHEN c."easeFactor" = 0 THEN 2.5 ELSE c."easeFactor" / 1000.0 END)"#, .real),
+        "interval": (#"c."interval""#, .integer), "reps": (#"c."repetitions""#, .integer), "lapses": (#"c."lapses""#, .integer),
     ]
 
     /// The names accepted, sorted.
@@ -52,15 +79,14 @@ struct CardFilterTranslator {
     private mutating func comparison(_ name: String, _ op: FilterOperator, _ value: FilterValue) throws -> String {
         let field = try Self.field(name)
         switch field.type {
-        case .text: return try textComparison("c.\(quoteIdentifier(field.column))", name, op, value)
+        case .text: return try textComparison(field.column, name, op, value)
         case .anyText:
-            let columns = ["c.\"front\"", "c.\"back\"", "coalesce(c.\"text\", '')"]
-            let parts = try columns.map { try textComparison($0, name, op == .notEqual ? .equal : op, value) }
-            let any = "(" + parts.joined(separator: " OR ") + ")"
+            let condition = try textComparison("f.\"value\"", name, op == .notEqual ? .equal : op, value)
+            let any = "EXISTS (SELECT 1 FROM json_each(CASE WHEN typeof(n.\"fields\") = 'text' AND json_valid(n.\"fields\") THEN n.\"fields\" ELSE '[]' END) f WHERE \(condition))"
             return op == .notEqual ? "NOT \(any)" : any
         case .tag:
             let condition = try textComparison("t.\"name\"", name, op == .notEqual ? .equal : op, value)
-            let exists = "EXISTS (SELECT 1 FROM \"Card_tags\" j JOIN \"Tag\" t ON t.\"pk\" = j.\"target\" WHERE j.\"source\" = c.\"pk\" AND \(condition))"
+            let exists = "EXISTS (SELECT 1 FROM \"Note_tags\" j JOIN \"Tag\" t ON t.\"pk\" = j.\"target\" WHERE j.\"source\" = n.\"pk\" AND \(condition))"
             return op == .notEqual ? "NOT \(exists)" : exists
         case .kind:
             let text = try stringValue(name, value)
@@ -70,9 +96,9 @@ struct CardFilterTranslator {
             guard op == .equal || op == .notEqual else {
                 throw DeckQueryError(field: name, message: "kind supports = and !=, not '\(op)'")
             }
-            return "c.\"kind\" \(op == .equal ? "=" : "<>") \(bind(.text(kind.rawValue)))"
+            return "\(Self.kindExpression) \(op == .equal ? "=" : "<>") \(bind(.text(kind.rawValue)))"
         case .integer, .real:
-            let column = "c.\(quoteIdentifier(field.column))"
+            let column = field.column
             let number: SQLValue
             switch value {
             case .integer(let v): number = .integer(Int64(v))
@@ -81,7 +107,7 @@ struct CardFilterTranslator {
             }
             return "\(column) \(try sqlOperator(name, op)) \(bind(number))"
         case .date:
-            let column = "c.\(quoteIdentifier(field.column))"
+            let column = field.column
             let date: FilterDate
             switch value {
             case .date(let d): date = d
@@ -147,7 +173,7 @@ struct CardFilterTranslator {
         let field = try field(name)
         switch field.type {
         case .tag, .anyText: throw DeckQueryError(field: name, message: "can't sort by \(name)")
-        default: return "c.\(quoteIdentifier(field.column))\(descending ? " DESC" : "")"
+        default: return "\(field.column)\(descending ? " DESC" : "")"
         }
     }
 }

@@ -3,13 +3,17 @@ import Foundation
 import Persistence
 import SQLite
 
-/// One card as a listing shows it, read straight from its row of the store (no model).
+/// One note as a listing shows it, read straight from the store (no model): a row per note,
+/// named by the id of its first card (the card of the lowest key, which a migrated version 1
+/// card keeps), with the note's first two fields as its front and back (as stored, HTML).
 public struct CardRow: Sendable, Hashable {
-    /// The card's stable number (``Card/id``).
+    /// The id of the note's first card (what `deck edit` and `deck rm` take).
     public var id: Int64
-    /// The kind's raw value (`basic`, `reversible`, `cloze`).
+    /// The kind of its note type (`basic`, `reversible`, `cloze`: see ``CardKind/init(noteType:)``).
     public var kind: String
+    /// The note's first field (for a cloze note, its text).
     public var front: String
+    /// The note's second field, or "".
     public var back: String
     /// Tag names, sorted.
     public var tags: [String]
@@ -42,7 +46,7 @@ extension DeckDocument {
                                limit: Int? = nil, offset: Int? = nil, _ body: (CardRow) throws -> Bool) throws {
         try requireOpen()
         var translator = CardFilterTranslator()
-        var sql = "SELECT \(Self.rowColumns) FROM \"Card\" c"
+        var sql = "SELECT \(Self.rowColumns) FROM \(CardFilterTranslator.source)"
         if let filter { sql += " WHERE " + (try translator.translate(filter)) }
         let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending) }
         sql += " ORDER BY " + (order + ["c.\"pk\""]).joined(separator: ", ")
@@ -51,7 +55,7 @@ extension DeckDocument {
             sql += " LIMIT ? OFFSET ?"
             arguments += [.integer(Int64(limit ?? -1)), .integer(Int64(offset ?? 0))]
         }
-        try container.withDatabase(for: Card.self) { db in
+        try container.withDatabase(for: Note.self) { db in
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
@@ -71,9 +75,9 @@ extension DeckDocument {
             let slice = keys[start..<min(start + batch, keys.count)]
             start += batch
             var found: [Int64: CardRow] = [:]
-            try container.withDatabase(for: Card.self) { db in
+            try container.withDatabase(for: Note.self) { db in
                 let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                let statement = try db.prepare("SELECT \(Self.rowColumns) FROM \"Card\" c WHERE c.\"pk\" IN (\(placeholders))")
+                let statement = try db.prepare("SELECT \(Self.rowColumns) FROM \(CardFilterTranslator.source) WHERE c.\"pk\" IN (\(placeholders))")
                 try statement.bind(slice.map { SQLValue.integer($0) })
                 while try statement.step() {
                     let row = try Self.row(statement)
@@ -89,9 +93,9 @@ extension DeckDocument {
 
     /// The columns of a ``CardRow``; tag names joined by U+001F (a tag never holds it).
     static let rowColumns = """
-        c."pk", c."kind", c."front", c."back", \
-        (SELECT group_concat(n, char(31)) FROM (SELECT t."name" AS n FROM "Card_tags" j JOIN "Tag" t ON t."pk" = j."target" \
-        WHERE j."source" = c."pk" ORDER BY t."name")), c."created", c."modified"
+        c."pk", \(CardFilterTranslator.kindExpression), \(CardFilterTranslator.frontExpression), \(CardFilterTranslator.backExpression), \
+        (SELECT group_concat(x, char(31)) FROM (SELECT t."name" AS x FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" \
+        WHERE j."source" = n."pk" ORDER BY t."name")), n."created", n."modified"
         """
 
     /// The columns a row must hold in their storage class, dates within ``CardValueLimits/dates``:
@@ -100,9 +104,9 @@ extension DeckDocument {
     private static func checkStorage(_ statement: Statement) throws {
         let id = statement.int64(at: 0)
         func invalid(_ attribute: String, _ index: Int32) -> PersistenceError {
-            .invalidStoredValue(entity: "Card \(id)", attribute: attribute, value: "\(statement.value(at: index))")
+            .invalidStoredValue(entity: "Note of card \(id)", attribute: attribute, value: "\(statement.value(at: index))")
         }
-        for (index, name) in [(Int32(1), "kind"), (2, "front"), (3, "back")] where !statement.isText(at: index) {
+        for (index, name) in [(Int32(1), "kind"), (2, "fields"), (3, "fields")] where !statement.isText(at: index) {
             throw invalid(name, index)
         }
         for (index, name) in [(Int32(5), "created"), (6, "modified")]

@@ -108,19 +108,10 @@ public struct AnkiImporter: Sendable {
                 }
                 let (front, back) = mapping.sides(of: fields)
                 let created = AnkiScheduling.creationDate(noteID: note.id, modified: note.modified)
-                let card: Card
-                switch mapping.cardKind {
-                case .basic: card = BasicCard(front: front, back: back, created: created)
-                case .reversible: card = ReversibleCard(front: front, back: back, created: created)
-                case .cloze:
-                    let cloze = ClozeCard(front: front, back: back, created: created)
-                    cloze.text = front
-                    card = cloze
-                }
                 guard AnkiScheduling.secondsRange.contains(note.modified) else {
                     throw InterchangeError(.malformed, path: url.path, reason: "notes.mod of note \(note.id) is out of range")
                 }
-                card.stampsModificationDate = false
+                let card = ImportedNote(kind: mapping.cardKind, front: front, back: back, created: created)
                 card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
                 card.ankiGUID = note.guid.isEmpty ? nil : note.guid
                 if let firstCard {
@@ -143,8 +134,8 @@ public struct AnkiImporter: Sendable {
                     var linkedSet: Set<String> = []
                     for field in fields {
                         for name in MediaNames.references(in: field) {
-                            if let reference = media.references[name], linkedSet.insert(reference.fileName).inserted {
-                                linked.append(reference.fileName)
+                            if let reference = media.references[name], linkedSet.insert(reference.originalName).inserted {
+                                linked.append(reference.originalName)
                             }
                         }
                     }
@@ -174,9 +165,9 @@ public struct AnkiImporter: Sendable {
     ///
     /// One pass over the zip, each file handed from memory to the deck (no temporary files).
     private func importMedia(of reader: AnkiPackageReader, into document: DeckDocument,
-                             report: inout AnkiImportReport) throws -> (references: [String: MediaReference], renamed: [String: String]) {
+                             report: inout AnkiImportReport) throws -> (references: [String: DeckMedia], renamed: [String: String]) {
         guard !reader.media.isEmpty else { return ([:], [:]) }
-        var references: [String: MediaReference] = [:]
+        var references: [String: DeckMedia] = [:]
         var renamed: [String: String] = [:]
         var stored: Set<String> = []
         let missing = try reader.forEachMediaFile { item, data in

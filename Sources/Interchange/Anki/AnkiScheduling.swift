@@ -55,7 +55,7 @@ enum AnkiScheduling {
     }
 
     /// Copies an Anki card's scheduling onto `card`.
-    static func apply(_ anki: AnkiCard, collectionCreation: Int64, to card: Card) {
+    static func apply(_ anki: AnkiCard, collectionCreation: Int64, to card: ImportedNote) {
         card.repetitions = Int(clamping: anki.reps)
         card.lapses = Int(clamping: anki.lapses)
         card.interval = anki.interval > 0 ? Int(clamping: anki.interval) : 0
@@ -77,10 +77,10 @@ enum AnkiScheduling {
     }
 
     /// A review-history entry as a ``Review``.
-    static func review(_ review: AnkiReview) -> Review {
-        Review(date: Date(timeIntervalSince1970: TimeInterval(review.id) / 1000), ease: review.ease,
-               interval: review.interval > 0 ? Int(clamping: review.interval) : 0,
-               duration: Double(review.timeTaken) / 1000)
+    static func review(_ review: AnkiReview) -> ReviewSnapshot {
+        ReviewSnapshot(date: Date(timeIntervalSince1970: TimeInterval(review.id) / 1000), ease: review.ease,
+                       interval: review.interval > 0 ? Int(clamping: review.interval) : 0,
+                       duration: Double(review.timeTaken) / 1000)
     }
 
     /// The Anki scheduling fields of a card, as a template for the cards of its note:

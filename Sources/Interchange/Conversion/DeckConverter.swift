@@ -279,7 +279,7 @@ public struct DeckConverter: Sendable {
             stagedPackage = package
         }
         defer { try? document.close() }
-        let cards = try document.cardCount()
+        let cards = try document.noteCount()
         let staged = staging.appendingPathComponent(output.lastPathComponent)
         switch target {
         case .sampledeck:

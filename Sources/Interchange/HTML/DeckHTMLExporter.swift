@@ -49,7 +49,7 @@ public struct DeckHTMLExporter: Sendable {
             """)
         let description = try document.deckDescription()
         if !description.isEmpty { try out.write("<p class=\"description\">\(Self.escape(description))</p>\n") }
-        let media = Dictionary(uniqueKeysWithValues: try document.allMedia().map { ($0.fileName, $0) })
+        let media = Dictionary(try document.allMedia().map { ($0.fileName, $0) }, uniquingKeysWith: { first, _ in first })
         var inlined: [String: String] = [:]
         var count = 0
         try document.forEachCardSnapshot { card in
@@ -73,7 +73,7 @@ public struct DeckHTMLExporter: Sendable {
         try out.commit()
     }
 
-    private func element(for item: MediaReference, in document: DeckDocument, cache: inout [String: String]) throws -> String {
+    private func element(for item: DeckMedia, in document: DeckDocument, cache: inout [String: String]) throws -> String {
         let label = Self.escape(item.originalName.isEmpty ? item.fileName : item.originalName)
         let source: String
         if let cached = cache[item.fileName] {

@@ -156,7 +156,7 @@ public struct DeckJSONImporter: Sendable {
             try document.setDeckDescription(file.description)
         }
 
-        var media: [String: MediaReference] = [:]
+        var media: [String: DeckMedia] = [:]
         for item in file.media {
             var bytes: Data?
             if let encoded = item.data {
@@ -182,11 +182,10 @@ public struct DeckJSONImporter: Sendable {
                 report.missingMedia += 1
                 continue
             }
-            let reference = try document.addMedia(bytes, originalName: item.originalName, mime: item.mime)
+            let reference = try document.addMedia(bytes, originalName: item.originalName, mime: item.mime, sha1: item.sha1)
             guard reference.sha256 == item.sha256.lowercased() else {
                 throw InterchangeError(.malformed, path: path, reason: "media \"\(item.fileName)\": contents do not match its sha256")
             }
-            if reference.sha1 == nil, let sha1 = item.sha1 { reference.sha1 = sha1 }
             media[item.fileName] = reference
             report.mediaFiles += 1
         }
@@ -199,16 +198,8 @@ public struct DeckJSONImporter: Sendable {
                 report.duplicatesSkipped += 1
                 continue
             }
-            let card: Card
-            switch entry.kind {
-            case .basic: card = BasicCard(front: entry.front, back: entry.back, created: created)
-            case .reversible: card = ReversibleCard(front: entry.front, back: entry.back, created: created)
-            case .cloze:
-                let cloze = ClozeCard(front: entry.front, back: entry.back, created: created)
-                cloze.text = entry.text ?? entry.front
-                card = cloze
-            }
-            card.stampsModificationDate = false
+            let card = ImportedNote(kind: entry.kind, front: entry.front, back: entry.back, created: created)
+            if entry.kind == .cloze { card.text = entry.text ?? entry.front }
             card.modified = modified
             card.due = due
             card.interval = entry.interval
@@ -218,9 +209,9 @@ public struct DeckJSONImporter: Sendable {
             card.ankiGUID = entry.ankiGUID
             card.deckPath = entry.deckPath
             let reviews = zip(entry.reviews, reviewDates).map { review, date in
-                Review(date: date, ease: review.ease, interval: review.interval, duration: review.duration)
+                ReviewSnapshot(date: date, ease: review.ease, interval: review.interval, duration: review.duration)
             }
-            try session.add(card, tags: entry.tags, media: entry.media.compactMap { media[$0]?.fileName }, reviews: reviews)
+            try session.add(card, tags: entry.tags, media: entry.media.compactMap { media[$0]?.originalName }, reviews: reviews)
             report.reviews += reviews.count
             report.cardsAdded += 1
         }

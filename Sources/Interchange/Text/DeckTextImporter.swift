@@ -53,14 +53,7 @@ public struct DeckTextImporter {
                 continue
             }
             let kind = Self.kind(ofNotetype: row.notetype)
-            let card: Card
-            switch kind {
-            case .basic: card = BasicCard(front: row.front, back: row.back, created: now)
-            case .reversible: card = ReversibleCard(front: row.front, back: row.back, created: now)
-            case .cloze: card = ClozeCard(front: row.front, back: row.back, created: now)
-            }
-            // Created by this import and not modified since (no second clock reading at the write).
-            card.stampsModificationDate = false
+            let card = ImportedNote(kind: kind, front: row.front, back: row.back, created: now)
             if let guid = row.guid, !guid.isEmpty { card.ankiGUID = guid }
             if let deck = row.deck, !deck.isEmpty { card.deckPath = deck }
             try session.add(card, tags: Self.splitTags(row.tags))

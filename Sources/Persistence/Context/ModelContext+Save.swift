@@ -176,7 +176,9 @@ extension ModelContext {
                 }
             }
             guard pointing else { continue }
-            for model in models.models {
+            // A model deleted itself keeps its references: its row goes, and undo brings it back
+            // with them (recording the nullify as a change would end the undone step's redo).
+            for model in models.models where model.persistentBackingData.state != .deleted {
                 for (keyPath, content) in model.persistentBackingData.relationships {
                     guard case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted else { continue }
                     if undoState.isEnabled { recordUndo(.relationship(model, keyPath)) }

@@ -295,6 +295,8 @@ extension ModelContext {
         for (id, state) in states {
             guard let model = group.models[id], let entity = entity(of: model) else { continue }
             setPresence(model, state.exists)
+            // A model inserted anew (its row was deleted by a save since) has no stored links.
+            let insertedAnew = model.persistentBackingData.state == .inserted
             for (index, attribute) in entity.attributes.enumerated() where index < state.attributes.count && attribute.read(model) != state.attributes[index] {
                 _ = attribute.write(model, state.attributes[index])
             }
@@ -307,6 +309,7 @@ extension ModelContext {
                     // Keep the links as last stored: saves since the capture moved them.
                     var original = capturedOriginal
                     if case .toMany(_, let stored)? = model.persistentBackingData.relationships[keyPath] { original = stored }
+                    if insertedAnew { original = [] }
                     model.persistentBackingData.relationships[keyPath] = .toMany(current: current, original: original)
                 }
             }

@@ -117,7 +117,7 @@ final class HostileWorkspace {
             let media = try deck.addMedia(Data(bytes.utf8), originalName: index == 0 ? "a.png" : "b.mp3")
             let card = try deck.addCard(kind: .basic, front: "<img src=\"\(media.originalName)\"> card \(index)",
                                         back: "back \(index)", tags: ["t\(index)"])
-            card.media.append(media)
+            try deck.attachMedia(named: [media.originalName], to: card)
             names.append(media.fileName)
         }
         try deck.save()
@@ -164,7 +164,7 @@ final class HostileWorkspace {
             // A name that, joined to Media/, reaches the canary: ../../../canary/secret.txt.
             let db = try Database(path: package.appendingPathComponent("Deck.sqlite").path, mode: .readWrite)
             defer { db.close() }
-            try db.execute("UPDATE \"MediaReference\" SET \"fileName\" = '../../../canary/secret.txt' WHERE \"fileName\" = '\(mediaNames[0])'")
+            try db.execute("UPDATE \"MediaFile\" SET \"fileName\" = '../../../canary/secret.txt' WHERE \"fileName\" = '\(mediaNames[0])'")
         }
     }
 
