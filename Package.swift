@@ -124,7 +124,7 @@ let package = Package(
         // The `deck` subcommands, testable in-process.
         // Studying a deck: queues, rendering and answers on a version 2 store, through Scheduling.
         .target(name: "Study", dependencies: ["DeckDocument", "Persistence", "Scheduling", "CardTemplates"]),
-        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety", "Scheduling"]),
+        .target(name: "DeckCommands", dependencies: ["ArgumentParsing", "DeckDocument", "DeckFilter", "Interchange", "Archive", "FileSafety", "Scheduling", "Study"]),
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).

@@ -23,7 +23,7 @@ public struct DeckTool: ParsableCommand {
         subcommands: [
             CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
             EditCommand.self, RmCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
-            UnarchiveCommand.self,
+            UnarchiveCommand.self, StudyCommand.self, ReviewCommand.self, DueCommand.self,
         ],
         examples: [
             .init("Create a deck and fill it from a CSV file.",
