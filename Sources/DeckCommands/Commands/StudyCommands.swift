@@ -197,7 +197,9 @@ struct StudyCommand: ParsableCommand {
         context.isUndoEnabled = true
         let source = DeckStudySource(study: DeckStudy(context: context, fuzz: time.fuzz), deck: subdeck)
         try StudyErrors.run(deck) {
-            _ = try StudySession(source: source, limit: limit).run()
+            // --at moves the session's clock, which then runs on as the session goes.
+            let offset = try time.time().timeIntervalSinceNow
+            _ = try StudySession(source: source, limit: limit, clock: { Date().addingTimeInterval(offset) }).run()
         }
     }
 }

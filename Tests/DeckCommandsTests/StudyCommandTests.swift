@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `deck due`, `deck review` and `deck study` on a deck made by `deck create` and `deck add`,
+/// run as a user runs them.
+@Suite struct StudyCommandTests {
+    func deck() throws -> Playground {
+        let play = try Playground()
+        #expect(try play.run("create", "L.sampledeck").status == 0)
+        #expect(try play.run("add", "L.sampledeck", "--front", "chat", "--back", "cat").status == 0)
+        #expect(try play.run("add", "L.sampledeck", "--kind", "reversible", "--front", "chien", "--back", "dog").status == 0)
+        return play
+    }
+
+    func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    @Test func reviewAnswersOneCardAndPrintsItsNewState() throws {
+        let play = try deck()
+        let first = try play.run("review", "L.sampledeck", "1", "good", "--at", "2026-12-01T12:00:00Z", "--no-fuzz", "--json")
+        #expect(first.status == 0, "\(first.stderr)")
+        let state = try #require(try json(first.stdout) as? [String: Any])
+        #expect(Set(state.keys) == ["card", "state", "stability", "difficulty", "interval", "due", "reps", "lapses"])
+        #expect(state["card"] as? Int == 1 && state["state"] as? String == "learning" && state["reps"] as? Int == 1)
+        #expect(state["due"] as? String == "2026-12-01T12:10:00.000Z", "Good on a new card: the 10-minute step")
+        #expect((state["stability"] as? Double).map { $0 > 0 } == true)
+        let second = try play.run("review", "L.sampledeck", "1", "3", "--at", "2026-12-01T12:11:00Z", "--no-fuzz", "--json")
+        let graduated = try #require(try json(second.stdout) as? [String: Any])
+        #expect(graduated["state"] as? String == "review" && (graduated["interval"] as? Int ?? 0) >= 1)
+
+        let missing = try play.run("review", "L.sampledeck", "99", "good")
+        #expect(missing.status == 1 && missing.stderr == "deck: error: L.sampledeck: no card with id 99\n")
+        let wrong = try play.run("review", "L.sampledeck", "1", "maybe")
+        #expect(wrong.status == 64 && wrong.stderr.contains("'maybe' is not an answer"))
+        let badTime = try play.run("review", "L.sampledeck", "1", "good", "--at", "yesterday")
+        #expect(badTime.status == 64 && badTime.stderr.contains("--at: 'yesterday' is not a time"))
+    }
+
+    @Test func dueListsNewCardsAndWhatIsDueNow() throws {
+        let play = try deck()
+        let all = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:00:00Z").stdout) as? [[String: Any]])
+        #expect(all.compactMap { $0["card"] as? Int } == [1, 2, 3], "new cards count as due")
+        #expect(all.allSatisfy { $0["due"] != nil })
+        #expect(try play.run("review", "L.sampledeck", "2", "again", "--at", "2026-12-01T12:00:00Z", "--no-fuzz").status == 0)
+        let now = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:00:30Z").stdout) as? [[String: Any]])
+        #expect(now.compactMap { $0["card"] as? Int }.sorted() == [1, 3], "card 2 is due again in a minute")
+        let later = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:02:00Z").stdout) as? [[String: Any]])
+        #expect(later.count == 3)
+        let text = try play.run("due", "L.sampledeck", "--at", "2026-12-01T12:02:00Z")
+        #expect(text.stdout.contains("1\tnew\tchat"), "\(text.stdout)")
+    }
+
+    @Test func aPipedStudySessionRecordsEachAnswerAndUndoes() throws {
+        let play = try deck()
+        let session = try play.run("study", "L.sampledeck", "--no-fuzz", stdin: "\n3\n\nagain\nu\n\n4\nq\n")
+        #expect(session.status == 0, "\(session.stderr)")
+        #expect(session.stdout.contains("Q: chat"), "\(session.stdout)")
+        #expect(session.stdout.contains("1 Again <1m   2 Hard <6m   3 Good <10m   4 Easy 8d"))
+        #expect(session.stdout.contains("Undid the last answer."))
+        let states = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2030-01-01T00:00:00Z").stdout) as? [[String: Any]])
+        let reps = Dictionary(uniqueKeysWithValues: states.compactMap { s in (s["card"] as? Int).map { ($0, s["reps"] as? Int ?? -1) } })
+        #expect(reps == [1: 1, 2: 1, 3: 0], "good on 1, easy on 2 (again undone), 3 untouched: \(states)")
+    }
+}
