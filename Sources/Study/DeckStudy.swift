@@ -142,9 +142,14 @@ public struct DeckStudy {
 
     // MARK: Cards
 
-    /// The card with id `id`, or nil.
+    /// The card with id `id` (its row key), or nil: one row read, not a scan.
     public func card(_ id: Int64) throws -> Card? {
-        try context.fetch(FetchDescriptor<Card>()).first { $0.id == id }
+        guard let store = context.container.configurations.first?.name else { return nil }
+        do {
+            return try context.model(for: PersistentIdentifier(storeIdentifier: store, entityName: Card.entityName, primaryKey: id)) as? Card
+        } catch PersistenceError.modelNotFound {
+            return nil
+        }
     }
 
     /// The card's question and answer as terminal text: rendered from its note type's template
@@ -223,20 +228,10 @@ public struct DeckStudy {
     /// - Throws: ``StudyError`` for an unknown deck or an unusable preset; the store's error.
     public func queue(deck deckName: String? = nil, at time: Date) throws -> StudyQueue {
         let timing = try timing()
-        let decks = try context.fetch(FetchDescriptor<Deck>()).filter { $0.kind == .normal }
-        let root: Int64
-        var tree: [Deck]
-        if let deckName {
-            guard let found = decks.first(where: { $0.name.lowercased() == deckName.lowercased() }) else {
-                throw StudyError("no deck named \(deckName)")
-            }
-            root = found.id
-            let prefix = found.name.lowercased() + "::"
-            tree = decks.filter { $0.id == found.id || $0.name.lowercased().hasPrefix(prefix) }
-        } else {
-            root = 0
-            tree = decks
-        }
+        var tree = try decks(in: deckName).filter { $0.kind == .normal }
+        let root = try deckName.map { name in
+            try tree.first { $0.name.lowercased() == name.lowercased() }?.id ?? { throw StudyError("no deck named \(name)") }()
+        } ?? 0
         tree.sort { Self.rank($0.name) < Self.rank($1.name) }
         let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
         let dayStart = (today.nextDayAt - 86_400) * 1000
@@ -282,6 +277,17 @@ public struct DeckStudy {
         return builder.build()
     }
 
+    /// The deck named `name` (case ignored) and its subdecks; every deck when `name` is nil.
+    /// - Throws: ``StudyError`` when no deck has that name.
+    private func decks(in name: String?) throws -> [Deck] {
+        let all = try context.fetch(FetchDescriptor<Deck>())
+        guard let name else { return all }
+        let wanted = name.lowercased()
+        let tree = all.filter { $0.name.lowercased() == wanted || $0.name.lowercased().hasPrefix(wanted + "::") }
+        guard tree.contains(where: { $0.name.lowercased() == wanted }) else { throw StudyError("no deck named \(name)") }
+        return tree
+    }
+
     /// A deck's full name as Anki sorts deck names: levels separated by U+001F.
     static func rank(_ name: String) -> String {
         name.lowercased().replacingOccurrences(of: "::", with: "\u{1F}")
@@ -312,13 +318,7 @@ public struct DeckStudy {
         let timing = try timing()
         let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
         let now = Int64(time.timeIntervalSince1970.rounded(.down))
-        var decks = try context.fetch(FetchDescriptor<Deck>())
-        if let deckName {
-            let name = deckName.lowercased()
-            decks = decks.filter { $0.name.lowercased() == name || $0.name.lowercased().hasPrefix(name + "::") }
-            if decks.isEmpty { throw StudyError("no deck named \(deckName)") }
-        }
-        return decks.flatMap(\.cards).filter { card in
+        return try decks(in: deckName).flatMap(\.cards).filter { card in
             switch card.queue {
             case .new: true
             case .learning, .preview: card.due <= now
