@@ -70,14 +70,34 @@ public struct AnkiCard: Sendable, Hashable, Identifiable {
     public var originalDue: Int64
     /// The original deck, while in a filtered deck (`odid`); 0 otherwise.
     public var originalDeckID: Int64
-    /// Flag colour (0 none, 1 red, 2 orange, 3 green, 4 blue, …).
+    /// Flag colour (0 none, 1 red, 2 orange, 3 green, 4 blue, 5 pink, 6 turquoise, 7 purple).
     public var flags: Int
+    /// FSRS stability in days (card `data` key `s`), nil when the card has no memory state.
+    public var stability: Double?
+    /// FSRS difficulty, 1–10 (card `data` key `d`), nil when the card has no memory state.
+    public var difficulty: Double?
+    /// The desired retention the card was last scheduled with (`dr`), nil when not recorded.
+    public var desiredRetention: Double?
+    /// The FSRS-6 decay of the memory state (`decay`), nil when not recorded.
+    public var decay: Double?
+    /// When the card was last reviewed, Unix seconds (`lrt`), nil when not recorded.
+    public var lastReview: Int64?
+    /// A new card's position before it was rescheduled (`pos`), nil when not recorded.
+    public var originalPosition: Int64?
+    /// Custom scheduling data (`cd`): the text of a JSON object, verbatim; `""` for none.
+    public var customData: String
+    /// The other keys of the card's `data` JSON object, as the text of a JSON object
+    /// (`"{}"` for none), verbatim: what a later Anki adds is carried, not dropped.
+    public var otherData: String
 
     /// Creates a card; by default a new card at position `due`.
     public init(id: Int64, noteID: Int64, deckID: Int64, ordinal: Int, modified: Int64 = 0,
                 type: CardType = .new, queue: Queue = .new, due: Int64 = 0, interval: Int64 = 0,
                 factor: Int64 = 0, reps: Int64 = 0, lapses: Int64 = 0, left: Int64 = 0,
-                originalDue: Int64 = 0, originalDeckID: Int64 = 0, flags: Int = 0) {
+                originalDue: Int64 = 0, originalDeckID: Int64 = 0, flags: Int = 0,
+                stability: Double? = nil, difficulty: Double? = nil, desiredRetention: Double? = nil,
+                decay: Double? = nil, lastReview: Int64? = nil, originalPosition: Int64? = nil,
+                customData: String = "", otherData: String = "{}") {
         self.id = id
         self.noteID = noteID
         self.deckID = deckID
@@ -94,5 +114,16 @@ public struct AnkiCard: Sendable, Hashable, Identifiable {
         self.originalDue = originalDue
         self.originalDeckID = originalDeckID
         self.flags = flags
+        self.stability = stability
+        self.difficulty = difficulty
+        self.desiredRetention = desiredRetention
+        self.decay = decay
+        self.lastReview = lastReview
+        self.originalPosition = originalPosition
+        self.customData = customData
+        self.otherData = otherData
     }
+
+    /// Whether the card has an FSRS memory state (both stability and difficulty).
+    public var hasMemoryState: Bool { stability != nil && difficulty != nil }
 }

@@ -36,10 +36,12 @@ public struct AnkiReview: Sendable, Hashable, Identifiable {
     public var timeTaken: Int64
     /// What kind of review it was.
     public var kind: Kind
+    /// The sync sequence number (`revlog.usn`): -1 for rows not yet synced.
+    public var usn: Int
 
     /// Creates a review entry.
     public init(id: Int64, cardID: Int64, ease: Int, interval: Int64, lastInterval: Int64,
-                factor: Int64, timeTaken: Int64, kind: Kind) {
+                factor: Int64, timeTaken: Int64, kind: Kind, usn: Int = -1) {
         self.id = id
         self.cardID = cardID
         self.ease = ease
@@ -48,5 +50,6 @@ public struct AnkiReview: Sendable, Hashable, Identifiable {
         self.factor = factor
         self.timeTaken = timeTaken
         self.kind = kind
+        self.usn = usn
     }
 }
