@@ -22,7 +22,8 @@ public struct DeckTool: ParsableCommand {
         version: versionText,
         subcommands: [
             CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
-            EditCommand.self, RmCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
+            EditCommand.self, RmCommand.self, NotetypesCommand.self, DecksCommand.self, TagsCommand.self, SuspendCommand.self,
+            UnsuspendCommand.self, FlagCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
             UnarchiveCommand.self, StudyCommand.self, ReviewCommand.self, DueCommand.self,
         ],
         examples: [

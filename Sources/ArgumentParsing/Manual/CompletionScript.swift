@@ -25,6 +25,8 @@ public enum CompletionScript {
         var name: String
         var abstract: String
         var options: [Option]
+        /// The names of its own subcommands (`deck decks create`), offered as its first word.
+        var subcommands: [String] = []
     }
 
     struct Option {
@@ -39,12 +41,27 @@ public enum CompletionScript {
     public static func script(for root: any ParsableCommand.Type, shell: CompletionShell) -> String {
         let name = root.commandName
         let rootEntry = entry(CommandPath(root: root))
-        let subcommands = root.configuration.subcommands.map { entry(CommandPath(root: root).appending($0)) }
+        let subcommands = root.configuration.subcommands.map { group(CommandPath(root: root).appending($0)) }
         switch shell {
         case .bash: return bash(name, rootEntry, subcommands)
         case .zsh: return zsh(name, rootEntry, subcommands)
         case .fish: return fish(name, rootEntry, subcommands)
         }
+    }
+
+    /// A subcommand's entry; one with subcommands of its own offers their names and every
+    /// option any of them takes.
+    static func group(_ path: CommandPath) -> Entry {
+        var result = entry(path)
+        let children = path.leaf.configuration.subcommands
+        guard !children.isEmpty else { return result }
+        result.subcommands = children.map { $0.commandName }
+        for child in children {
+            for option in entry(path.appending(child)).options where !result.options.contains(where: { $0.long == option.long && $0.short == option.short }) {
+                result.options.append(option)
+            }
+        }
+        return result
     }
 
     static func entry(_ path: CommandPath) -> Entry {
@@ -93,7 +110,12 @@ public enum CompletionScript {
 
             """
         for entry in subcommands {
-            text += "    \(entry.name))\n      options=\"\(words(entry.options))\"\n      case \"$prev\" in\n"
+            text += "    \(entry.name))\n      options=\"\(words(entry.options))\"\n"
+            if !entry.subcommands.isEmpty {
+                text += "      if [ \"$COMP_CWORD\" -eq 2 ] && [[ \"$cur\" != -* ]]; then\n"
+                text += "        COMPREPLY=($(compgen -W \"\(entry.subcommands.joined(separator: " "))\" -- \"$cur\") $(compgen -f -- \"$cur\"))\n        return\n      fi\n"
+            }
+            text += "      case \"$prev\" in\n"
             for option in entry.options where !option.values.isEmpty {
                 let names = (option.long.map { "--" + $0 } + option.short.map { "-" + String($0) }).joined(separator: "|")
                 text += "        \(names)) COMPREPLY=($(compgen -W \"\(option.values.joined(separator: " "))\" -- \"$cur\")); return ;;\n"
@@ -152,7 +174,8 @@ public enum CompletionScript {
 
             """
         for entry in subcommands {
-            text += "    \(entry.name)) _arguments \(zshSpecs(entry.options).joined(separator: " ")) '*:file:_files' ;;\n"
+            let first = entry.subcommands.isEmpty ? "" : "'1:command:(\(entry.subcommands.joined(separator: " ")))' "
+            text += "    \(entry.name)) _arguments \(zshSpecs(entry.options).joined(separator: " ")) \(first)'*:file:_files' ;;\n"
         }
         text += "  esac\n}\n\(function) \"$@\"\n"
         return text
@@ -176,6 +199,10 @@ public enum CompletionScript {
             if option.takesValue { parts.append(option.values.isEmpty ? "-r -F" : "-x -a \(fishQuoted(option.values.joined(separator: " ")))") }
             parts.append("-d \(fishQuoted(option.help))")
             return parts.joined(separator: " ")
+        }
+        for entry in subcommands where !entry.subcommands.isEmpty {
+            let children = entry.subcommands.joined(separator: " ")
+            lines.append("complete -c \(name) -n \(fishQuoted("__fish_seen_subcommand_from \(entry.name); and not __fish_seen_subcommand_from \(children)")) -a \(fishQuoted(children))")
         }
         for option in root.options { lines.append(line(option, condition: "not __fish_seen_subcommand_from \(all)")) }
         for entry in subcommands {

@@ -1,3 +1,4 @@
+import DeckDocument
 import Foundation
 
 /// One card as the commands see it: plain values, whatever store they came from.
@@ -9,6 +10,8 @@ struct CardRecord: Sendable, Hashable {
     var tags: [String]
     var created: Date
     var modified: Date
+    /// Deck, note type, template and scheduling state, when the listing read them.
+    var details: CardDetails? = nil
 }
 
 /// The kinds of card `deck add --kind` accepts.

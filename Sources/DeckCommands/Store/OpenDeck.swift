@@ -24,7 +24,8 @@ final class OpenDeck {
     var storeName: String { document.manifest.store }
 
     /// The sort keys `deck list --sort` accepts.
-    static let sortKeys = ["id", "front", "back", "kind", "created", "modified"]
+    static let sortKeys = ["id", "front", "back", "kind", "created", "modified", "due", "interval", "ease", "reps", "lapses",
+                           "notetype", "deck", "card", "flag", "note"]
 
     // MARK: - Create and open
 
@@ -73,9 +74,12 @@ final class OpenDeck {
     /// Calls `body` with each card matching `filter` as rows come from one query (bounded
     /// memory, first card at once); `body` returns false to stop.
     func forEachCard(where filter: FilterExpression?, sortedBy sort: [(field: String, descending: Bool)],
-                     limit: Int?, offset: Int, _ body: (CardRecord) throws -> Bool) throws {
+                     limit: Int?, offset: Int, perCard: Bool = false, details: Bool = false,
+                     _ body: (CardRecord) throws -> Bool) throws {
         try mapping(path) {
-            try document.forEachCardRow(where: filter, sortedBy: sort, limit: limit, offset: offset) { try body(Self.record($0)) }
+            try document.forEachCardRow(where: filter, sortedBy: sort, limit: limit, offset: offset, perCard: perCard, details: details) {
+                try body(Self.record($0))
+            }
         }
     }
 
@@ -189,10 +193,30 @@ final class OpenDeck {
         try mapping(path) { try document.save() }
     }
 
+    /// Runs `body` on the document, its errors mapped to failures naming the deck as typed.
+    func perform<T>(_ body: (DeckDocument) throws -> T) throws -> T {
+        try mapping(path) { try body(document) }
+    }
+
+    /// Runs `body` on the document and saves what it changed; nothing is saved when it throws.
+    func change<T>(_ body: (DeckDocument) throws -> T) throws -> T {
+        try mapping(path) {
+            do {
+                let result = try body(document)
+                try document.save()
+                return result
+            } catch {
+                document.discardChanges()
+                throw error
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     private static func record(_ row: CardRow) -> CardRecord {
-        CardRecord(id: row.id, kind: row.kind, front: row.front, back: row.back, tags: row.tags, created: row.created, modified: row.modified)
+        CardRecord(id: row.id, kind: row.kind, front: row.front, back: row.back, tags: row.tags, created: row.created, modified: row.modified,
+                   details: row.details)
     }
 
     private static func record(_ note: Note) -> CardRecord {
@@ -230,6 +254,13 @@ final class OpenDeck {
             throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
         } catch let error as NoteInputError {
             throw DeckFailure(.usage, path: nil, reason: error.message)
+        } catch let error as DeckOrganizeError {
+            let kind: DeckFailure.Kind = switch error.kind {
+            case .notFound: .notFound
+            case .exists: .cannotCreate
+            case .invalid: .usage
+            }
+            throw DeckFailure(kind, path: error.kind == .invalid ? nil : path, reason: error.message)
         } catch let error as ArchiveError {
             let kind: DeckFailure.Kind = switch error.kind {
             case .malformed, .unsafeEntry, .limitExceeded: .corrupt

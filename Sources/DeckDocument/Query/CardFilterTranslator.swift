@@ -12,13 +12,31 @@ import SQLite
 /// `contains`/`starts with` ignore ASCII case; a date without a time means the whole UTC day
 /// (`created = 2026-01-01` is any time that day).
 struct CardFilterTranslator {
-    enum FieldType { case text, date, integer, real, kind, tag, anyText }
+    enum FieldType { case text, date, integer, real, kind, tag, anyText, deck, template, state, noteField }
 
     /// The rows a listing reads: each note with its first card and its note type.
     static let source = """
         "Note" n JOIN "Card" c ON c."pk" = (SELECT min(c1."pk") FROM "Card" c1 WHERE c1."note" = n."pk") \
         JOIN "NoteType" t0 ON t0."pk" = n."noteType"
         """
+    /// The rows a listing of cards reads: each card with its note and the note's type.
+    static let cardSource = """
+        "Card" c JOIN "Note" n ON n."pk" = c."note" JOIN "NoteType" t0 ON t0."pk" = n."noteType"
+        """
+    static func source(perCard: Bool) -> String { perCard ? cardSource : source }
+
+    /// The name of the card's deck.
+    static let deckExpression = #"(SELECT d."name" FROM "Deck" d WHERE d."pk" = c."deck")"#
+    /// The name of the card's template (a cloze type's one template for every cloze card).
+    static let templateExpression = """
+        (SELECT ct."name" FROM "CardTemplate" ct WHERE ct."noteType" = t0."pk" AND ct."ordinal" = (CASE WHEN t0."kind" = 1 THEN 0 ELSE c."ordinal" END))
+        """
+    /// The current study day (day numbers of `due` count from `DeckInfo.dayZero`), for a bound "now" in Unix seconds.
+    static let todayExpression = #"(SELECT (? - "dayZero") / 86400 FROM "DeckInfo" ORDER BY "pk" LIMIT 1)"#
+    /// The states `is = …` names, Anki's meanings: new (card type new), learning (queue
+    /// learning, intraday or interday), review (type review or relearning), due (learning due
+    /// now, review or interday learning due today), suspended, buried (by hand or as a sibling).
+    static let states = ["new", "learning", "review", "due", "suspended", "buried"]
     /// The kind of the note's type, as ``CardKind`` names it; NULL for a kind the format doesn't
     /// have (a listing then refuses the row as a model fetch would).
     static let kindExpression = """
@@ -45,12 +63,26 @@ struct CardFilterTranslator {
         "kind": (kindExpression, .kind), "created": (#"n."created""#, .date), "modified": (#"n."modified""#, .date),
         "due": (dueExpression, .date), "id": (#"c."pk""#, .integer), "ease": (#"(CASE WHEN c."easeFactor" = 0 THEN 2.5 ELSE c."easeFactor" / 1000.0 END)"#, .real),
         "interval": (#"c."interval""#, .integer), "reps": (#"c."repetitions""#, .integer), "lapses": (#"c."lapses""#, .integer),
+        "notetype": (#"t0."name""#, .text), "deck": (deckExpression, .deck), "card": (#"c."ordinal""#, .template),
+        "is": ("", .state), "flag": (#"c."flag""#, .integer), "note": (#"n."pk""#, .integer),
     ]
 
-    /// The names accepted, sorted.
+    /// The names accepted, sorted (`field.<name>` besides: a field of the note's type by name).
     static var fieldNames: [String] { fields.keys.sorted() }
 
+    /// The prefix of a field named by the note type's field name (`field.Reading`).
+    static let noteFieldPrefix = "field."
+
+    /// The value of the note's field named `name` (ignoring case) in its type; NULL when the type has no such field.
+    static func noteFieldExpression(_ placeholder: String) -> String {
+        #"(CASE WHEN typeof(n."fields") = 'text' AND json_valid(n."fields") AND json_type(n."fields") = 'array' THEN "#
+            + #"json_extract(n."fields", '$[' || (SELECT nf."ordinal" FROM "NoteField" nf WHERE nf."noteType" = n."noteType" "#
+            + #"AND nf."name" = \#(placeholder) COLLATE NOCASE ORDER BY nf."ordinal" LIMIT 1) || ']') END)"#
+    }
+
     private(set) var arguments: [SQLValue] = []
+    /// The time `is = due` compares with.
+    var now = Date()
 
     mutating func translate(_ expression: FilterExpression) throws -> String {
         switch expression {
@@ -65,6 +97,12 @@ struct CardFilterTranslator {
     }
 
     static func field(_ name: String) throws -> (column: String, type: FieldType) {
+        if name.lowercased().hasPrefix(noteFieldPrefix) {
+            guard name.count > noteFieldPrefix.count else {
+                throw DeckQueryError(field: name, message: "'\(name)' names no field: write field.<name>, e.g. field.Front")
+            }
+            return ("", .noteField)
+        }
         guard let field = fields[name.lowercased()] else {
             throw DeckQueryError(field: name, message: "unknown field '\(name)'; known fields: \(fieldNames.joined(separator: ", "))")
         }
@@ -84,7 +122,58 @@ struct CardFilterTranslator {
             let condition = try textComparison("f.\"value\"", name, op == .notEqual ? .equal : op, value)
             let any = "EXISTS (SELECT 1 FROM json_each(CASE WHEN typeof(n.\"fields\") = 'text' AND json_valid(n.\"fields\") THEN n.\"fields\" ELSE '[]' END) f WHERE \(condition))"
             return op == .notEqual ? "NOT \(any)" : any
+        case .noteField:
+            let fieldName = String(name.dropFirst(Self.noteFieldPrefix.count))
+            let column = Self.noteFieldExpression(bind(.text(fieldName)))
+            return "coalesce(\(try textComparison(column, name, op, value)), 0)"
+        case .deck:
+            // A deck includes its subdecks, as in Anki: deck = "Languages" is Languages and Languages::….
+            let condition: String
+            switch op {
+            case .equal, .notEqual:
+                let text = try stringValue(name, value)
+                condition = "(d.\"name\" = \(bind(.text(text))) COLLATE NOCASE OR d.\"name\" LIKE \(bind(.text(Self.escapeLike(text) + "::%"))) ESCAPE '\\')"
+            default:
+                condition = try textComparison("d.\"name\"", name, op, value)
+            }
+            let exists = "EXISTS (SELECT 1 FROM \"Deck\" d WHERE d.\"pk\" = c.\"deck\" AND \(condition))"
+            return op == .notEqual ? "NOT \(exists)" : exists
+        case .template:
+            switch value {
+            case .integer(let number):
+                // card = 1 is the first template (or cloze 1), as Anki's card:1.
+                return "c.\"ordinal\" \(try sqlOperator(name, op)) \(bind(.integer(Int64(number) - 1)))"
+            default:
+                return "coalesce(\(try textComparison(Self.templateExpression, name, op, value)), 0)"
+            }
+        case .state:
+            let text = try stringValue(name, value).lowercased()
+            guard op == .equal || op == .notEqual else {
+                throw DeckQueryError(field: name, message: "is supports = and !=, not '\(op)'")
+            }
+            let condition: String
+            switch text {
+            case "new": condition = "c.\"type\" = 0"
+            case "learning": condition = "c.\"queue\" IN (1, 3)"
+            case "review": condition = "c.\"type\" IN (2, 3)"
+            case "suspended": condition = "c.\"queue\" = -1"
+            case "buried": condition = "c.\"queue\" IN (-2, -3)"
+            case "due":
+                let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+                condition = "((c.\"queue\" = 1 AND c.\"due\" <= \(bind(.integer(seconds)))) OR (c.\"queue\" IN (2, 3) AND c.\"due\" <= "
+                    + Self.todayExpression.replacingOccurrences(of: "?", with: bind(.integer(seconds))) + "))"
+            default:
+                throw DeckQueryError(field: name, message: "is must be one of \(Self.states.joined(separator: ", ")), not '\(text)'")
+            }
+            return op == .equal ? condition : "NOT \(condition)"
         case .tag:
+            if op == .equal || op == .notEqual {
+                // A tag includes the tags below it: tag = lang is lang and lang::….
+                let text = try stringValue(name, value)
+                let condition = "(t.\"name\" = \(bind(.text(text))) OR t.\"name\" LIKE \(bind(.text(Self.escapeLike(text) + "::%"))) ESCAPE '\\')"
+                let exists = "EXISTS (SELECT 1 FROM \"Note_tags\" j JOIN \"Tag\" t ON t.\"pk\" = j.\"target\" WHERE j.\"source\" = n.\"pk\" AND \(condition))"
+                return op == .notEqual ? "NOT \(exists)" : exists
+            }
             let condition = try textComparison("t.\"name\"", name, op == .notEqual ? .equal : op, value)
             let exists = "EXISTS (SELECT 1 FROM \"Note_tags\" j JOIN \"Tag\" t ON t.\"pk\" = j.\"target\" WHERE j.\"source\" = n.\"pk\" AND \(condition))"
             return op == .notEqual ? "NOT \(exists)" : exists
@@ -172,7 +261,7 @@ struct CardFilterTranslator {
     static func orderTerm(_ name: String, descending: Bool) throws -> String {
         let field = try field(name)
         switch field.type {
-        case .tag, .anyText: throw DeckQueryError(field: name, message: "can't sort by \(name)")
+        case .tag, .anyText, .state, .noteField: throw DeckQueryError(field: name, message: "can't sort by \(name)")
         default: return "\(field.column)\(descending ? " DESC" : "")"
         }
     }

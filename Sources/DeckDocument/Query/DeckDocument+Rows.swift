@@ -19,8 +19,11 @@ public struct CardRow: Sendable, Hashable {
     public var tags: [String]
     public var created: Date
     public var modified: Date
+    /// The card's deck, note type, template and scheduling state, when the listing asked for them.
+    public var details: CardDetails?
 
-    public init(id: Int64, kind: String, front: String, back: String, tags: [String], created: Date, modified: Date) {
+    public init(id: Int64, kind: String, front: String, back: String, tags: [String], created: Date, modified: Date,
+                details: CardDetails? = nil) {
         self.id = id
         self.kind = kind
         self.front = front
@@ -28,7 +31,35 @@ public struct CardRow: Sendable, Hashable {
         self.tags = tags
         self.created = created
         self.modified = modified
+        self.details = details
     }
+}
+
+/// What a listing of cards shows of a card beyond its note: where it is and how it is scheduled.
+public struct CardDetails: Sendable, Hashable {
+    /// The note's key.
+    public var note: Int64
+    /// The name of the note's type.
+    public var noteType: String
+    /// The name of the card's template ("Card 1", "Cloze").
+    public var template: String
+    /// The template's ordinal, or the cloze number minus one.
+    public var ordinal: Int
+    /// The full `::` path of the card's deck.
+    public var deck: String
+    /// `new`, `learning`, `review`, `relearning` (the card's type) or, when it is out of the
+    /// queue, `suspended`, `buried`.
+    public var state: String
+    /// When it is due (learning: the time; review: the start of its day); nil for new cards.
+    public var due: Date?
+    /// Days (review cards).
+    public var interval: Int
+    /// Ease factor as a ratio (2.5), 0 for new cards and under FSRS.
+    public var ease: Double
+    public var repetitions: Int
+    public var lapses: Int
+    /// 0 (none) to 7.
+    public var flag: Int
 }
 
 extension DeckDocument {
@@ -42,11 +73,15 @@ extension DeckDocument {
     /// Unsaved changes are not seen: save first.
     /// - Throws: ``DeckQueryError`` for a filter or sort key that does not translate;
     ///   ``DeckError`` when the deck is closed; the store's error; what `body` throws.
+    ///
+    /// With `perCard`, a row per card (named by its own id) instead of a row per note; with
+    /// `details`, each row's ``CardRow/details`` are read too (deck, type, template, state).
     public func forEachCardRow(where filter: FilterExpression?, sortedBy: [(field: String, descending: Bool)] = [],
-                               limit: Int? = nil, offset: Int? = nil, _ body: (CardRow) throws -> Bool) throws {
+                               limit: Int? = nil, offset: Int? = nil, perCard: Bool = false, details: Bool = false,
+                               _ body: (CardRow) throws -> Bool) throws {
         try requireOpen()
         var translator = CardFilterTranslator()
-        var sql = "SELECT \(Self.rowColumns) FROM \(CardFilterTranslator.source)"
+        var sql = "SELECT \(Self.rowColumns)\(details ? ", " + Self.detailColumns : "") FROM \(CardFilterTranslator.source(perCard: perCard))"
         if let filter { sql += " WHERE " + (try translator.translate(filter)) }
         let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending) }
         sql += " ORDER BY " + (order + ["c.\"pk\""]).joined(separator: ", ")
@@ -59,8 +94,39 @@ extension DeckDocument {
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
-                if try !body(try Self.row(statement)) { break }
+                if try !body(try Self.row(statement, details: details)) { break }
             }
+        }
+    }
+
+    /// The ids of the cards matching `filter`, in key order: with `perCard` every matching
+    /// card, else every card of each matching note (a note matches through its first card, as
+    /// a listing of notes shows it).
+    /// - Throws: as ``forEachCardRow(where:sortedBy:limit:offset:perCard:details:_:)``.
+    public func cardIDs(where filter: FilterExpression?, perCard: Bool) throws -> [Int64] {
+        try requireOpen()
+        var translator = CardFilterTranslator()
+        let condition = try filter.map { try translator.translate($0) }
+        let sql: String
+        if perCard {
+            sql = "SELECT c.\"pk\" FROM \(CardFilterTranslator.cardSource)" + (condition.map { " WHERE \($0)" } ?? "") + " ORDER BY c.\"pk\""
+        } else {
+            sql = "SELECT x.\"pk\" FROM \"Card\" x WHERE x.\"note\" IN (SELECT n.\"pk\" FROM \(CardFilterTranslator.source)"
+                + (condition.map { " WHERE \($0)" } ?? "") + ") ORDER BY x.\"pk\""
+        }
+        return try container.withDatabase(for: Note.self) { db in
+            try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
+        }
+    }
+
+    /// The keys of the notes matching `filter` (through their first card), in key order.
+    public func noteIDs(where filter: FilterExpression?) throws -> [Int64] {
+        try requireOpen()
+        var translator = CardFilterTranslator()
+        let condition = try filter.map { try translator.translate($0) }
+        let sql = "SELECT n.\"pk\" FROM \(CardFilterTranslator.source)" + (condition.map { " WHERE \($0)" } ?? "") + " ORDER BY n.\"pk\""
+        return try container.withDatabase(for: Note.self) { db in
+            try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
     }
 
@@ -98,6 +164,37 @@ extension DeckDocument {
         WHERE j."source" = n."pk" ORDER BY t."name")), n."created", n."modified"
         """
 
+    /// The columns of ``CardDetails``, after ``rowColumns`` (indexes 7 to 19).
+    static let detailColumns = """
+        n."pk", t0."name", coalesce(\(CardFilterTranslator.templateExpression), ''), c."ordinal", \
+        coalesce(\(CardFilterTranslator.deckExpression), ''), c."type", c."queue", \(CardFilterTranslator.dueExpression), \
+        c."interval", c."easeFactor", c."repetitions", c."lapses", c."flag"
+        """
+
+    private static func details(_ statement: Statement) -> CardDetails {
+        let queue = statement.int64(at: 13)
+        let state: String = switch queue {
+        case -1: "suspended"
+        case -2, -3: "buried"
+        default:
+            switch statement.int64(at: 12) {
+            case 0: "new"
+            case 1: "learning"
+            case 2: "review"
+            default: "relearning"
+            }
+        }
+        let due: Date? = statement.isNumber(at: 14) ? Date(timeIntervalSince1970: statement.double(at: 14)) : nil
+        let ease = statement.int64(at: 16)
+        return CardDetails(note: statement.int64(at: 7), noteType: statement.isText(at: 8) ? statement.string(at: 8) : "",
+                           template: statement.isText(at: 9) ? statement.string(at: 9) : "", ordinal: Int(truncatingIfNeeded: statement.int64(at: 10)),
+                           deck: statement.isText(at: 11) ? statement.string(at: 11) : "", state: state,
+                           due: due.flatMap { CardValueLimits.dates.contains($0.timeIntervalSince1970) ? $0 : nil },
+                           interval: Int(truncatingIfNeeded: statement.int64(at: 15)), ease: Double(ease) / 1000,
+                           repetitions: Int(truncatingIfNeeded: statement.int64(at: 17)), lapses: Int(truncatingIfNeeded: statement.int64(at: 18)),
+                           flag: Int(truncatingIfNeeded: statement.int64(at: 19)))
+    }
+
     /// The columns a row must hold in their storage class, dates within ``CardValueLimits/dates``:
     /// a store edited outside SampleDeck is refused as a model fetch would refuse it, never
     /// printed as if it were valid (nor formatted from an infinite date).
@@ -116,7 +213,7 @@ extension DeckDocument {
         if CardKind(rawValue: statement.string(at: 1)) == nil { throw invalid("kind", 1) }
     }
 
-    private static func row(_ statement: Statement) throws -> CardRow {
+    private static func row(_ statement: Statement, details: Bool = false) throws -> CardRow {
         try checkStorage(statement)
         let tags: [String] = statement.withUTF8(at: 4) { bytes in
             bytes.isEmpty ? [] : bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
@@ -124,6 +221,7 @@ extension DeckDocument {
         return CardRow(id: statement.int64(at: 0), kind: statement.string(at: 1), front: statement.string(at: 2),
                        back: statement.string(at: 3), tags: tags,
                        created: Date(timeIntervalSince1970: statement.double(at: 5)),
-                       modified: Date(timeIntervalSince1970: statement.double(at: 6)))
+                       modified: Date(timeIntervalSince1970: statement.double(at: 6)),
+                       details: details ? Self.details(statement) : nil)
     }
 }
