@@ -131,6 +131,49 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aSavedDeleteWithCascadeCanBeUndone(kind: StoreKind) throws {
+        // The list's onDelete, then autosave, then Edit > Undo: the trip and the models its
+        // delete cascaded to come back, related as before, and are stored again.
+        let stores = try trips(kind)
+        let context = ModelContext(try stores.reopened())
+        context.isUndoEnabled = true
+        let trips = try context.fetch(FetchDescriptor<WWDC23.Trip>(sortBy: [SortDescriptor(\.start_date)]))
+        // The children are not read before the delete (the list shows trips only).
+        let trip = trips[0]
+        context.delete(trip)
+        try context.save()
+        #expect(try ModelContext(try stores.reopened()).fetchCount(FetchDescriptor<WWDC23.Trip>()) == 2)
+        #expect(try ModelContext(try stores.reopened()).fetchCount(FetchDescriptor<WWDC23.BucketListItem>()) == 2)
+        #expect(try ModelContext(try stores.reopened()).fetchCount(FetchDescriptor<WWDC23.LivingAccommodation>()) == 2)
+        #expect(context.canUndo)
+        context.undo()
+        #expect(context.hasChanges)
+        #expect(!trip.isDeleted)
+        #expect(trip.bucketListItem.map(\.title) == ["item 0"])
+        #expect(trip.bucketListItem.allSatisfy { !$0.isDeleted })
+        #expect(trip.livingAccommodation?.placeName == "First")
+        #expect(trip.livingAccommodation?.isDeleted == false)
+        try context.save()
+
+        let after = ModelContext(try stores.reopened())
+        let names = try after.fetch(FetchDescriptor<WWDC23.Trip>(sortBy: [SortDescriptor(\.start_date)])).compactMap(\.name)
+        #expect(names == ["Trip 0", "Trip 1", "Trip 2"])
+        let items = try after.fetch(FetchDescriptor<WWDC23.BucketListItem>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        #expect(items == ["item 0", "item 1", "item 2"])
+        #expect(try after.fetchCount(FetchDescriptor<WWDC23.LivingAccommodation>()) == 3)
+        let restored = try #require(try after.fetch(FetchDescriptor<WWDC23.Trip>(predicate: #Predicate { $0.name == "Trip 0" })).first)
+        #expect(restored.bucketListItem.map(\.title) == ["item 0"])
+        #expect(restored.livingAccommodation?.placeName == "First")
+        // Redo deletes them again, cascade included.
+        context.redo()
+        try context.save()
+        let redone = ModelContext(try stores.reopened())
+        #expect(try redone.fetchCount(FetchDescriptor<WWDC23.Trip>()) == 2)
+        #expect(try redone.fetchCount(FetchDescriptor<WWDC23.BucketListItem>()) == 2)
+        #expect(try redone.fetchCount(FetchDescriptor<WWDC23.LivingAccommodation>()) == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func hotelSearchAndReservationReminders(kind: StoreKind) throws {
         let stores = try trips(kind)
         let context = ModelContext(try stores.reopened())
