@@ -116,14 +116,14 @@ import Testing
         #expect(notes.stdout == "id\tkind\tfront\tback\ttags\n1\treversible\tchat\tcat\t\n3\tbasic\tchien\tdog\t\n")
         let cards = await play.inProcess("list", deck, "--cards", "--format", "tsv")
         #expect(cards.stdout == """
-            id\tnote\tdeck\tcard\tstate\tdue\tfront\tback
+            id\tnote\tdeck\ttemplate\tstate\tdue\tfront\tback
             1\t1\tAnimals\tCard 1\tnew\t\tchat\tcat
             2\t1\tAnimals\tCard 2\tnew\t\tchat\tcat
             3\t2\tDefault\tCard 1\tnew\t\tchien\tdog
 
             """)
-        let second = await play.inProcess("list", deck, "--cards", "--where", "card = 2", "--columns", "id,notetype,card", "--json")
-        #expect(second.stdout == "[\n  {\"id\": 2, \"notetype\": \"Basic (and reversed card)\", \"card\": \"Card 2\"}\n]\n")
+        let second = await play.inProcess("list", deck, "--cards", "--where", "card = 2", "--columns", "id,notetype,template", "--json")
+        #expect(second.stdout == "[\n  {\"id\": 2, \"notetype\": \"Basic (and reversed card)\", \"template\": \"Card 2\"}\n]\n")
         let table = await play.inProcess("list", deck, "--cards", "--columns", "id,deck,front", "--sort", "deck:desc")
         #expect(table.stdout == "ID  DECK     FRONT\n3   Default  chien\n1   Animals  chat\n2   Animals  chat\n")
         let byDeck = await play.inProcess("list", deck, "--where", "deck = animals", "--columns", "id,front")

@@ -89,7 +89,7 @@ struct ArchiveCommand: ParsableCommand {
         }
         progress.finish()
         if output.json {
-            Terminal.current.stdout.write("{\"archive\": \(JSONText.quoted(destination)), \"format\": \(JSONText.quoted(archiveFormat.rawValue))}\n")
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"output\": \(JSONText.quoted(destination)), \"format\": \(JSONText.quoted(archiveFormat.rawValue))}\n")
         } else {
             output.say("archived \(deck) to \(destination)")
         }

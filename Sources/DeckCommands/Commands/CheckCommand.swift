@@ -20,7 +20,7 @@ struct CheckCommand: ParsableCommand {
         let errors = problems.filter { $0.severity == .error }
         if output.json {
             let list = problems.map { "{\"severity\": \(JSONText.quoted($0.severity.rawValue)), \"message\": \(JSONText.quoted($0.message))}" }
-            Terminal.current.stdout.write("{\"path\": \(JSONText.quoted(deck)), \"ok\": \(errors.isEmpty), \"problems\": [\(list.joined(separator: ", "))]}\n")
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"ok\": \(errors.isEmpty), \"problems\": [\(list.joined(separator: ", "))]}\n")
         } else if problems.isEmpty {
             output.say("\(deck): ok")
         } else {

@@ -47,7 +47,7 @@ struct ConvertCommand: ParsableCommand {
             --skip-existing (it is skipped without being read, and reported as skipped) or --force (the output is \
             replaced, a file atomically). A failed input does not stop the others. One result line is printed per \
             input as soon as it finishes (so in completion order when --jobs is above 1); with --json each is a JSON \
-            object on its own line with input, ok, skipped, output or error, notes and seconds, and a last line holds \
+            object on its own line with input, ok, skipped, output or error, notes and durationMs (milliseconds), and a last line holds \
             the totals (summary, converted, skipped, failed). The exit status is 0 when every input was converted or \
             skipped and 1 if any failed. A progress bar is drawn on standard error when it is a terminal.
 
@@ -123,10 +123,12 @@ struct ConvertCommand: ParsableCommand {
                                       existing: force ? .replace : skipExisting ? .skip : .fail)
         let progress = ProgressBar(total: urls.count, label: "Converting", unit: .count("file", "files"), isEnabled: !output.noProgress && !output.quiet)
         let (json, quiet) = (output.json, output.quiet)
+        // The converter's worker threads don't see this task's Terminal.current: take it here.
+        let stdout = Terminal.current.stdout
         let results: [ConversionResult]
         do {
             results = try converter.run(urls) { _, result in
-                Self.report(result, json: json, quiet: quiet)
+                Self.report(result, json: json, quiet: quiet, to: stdout)
                 progress.advance()
             }
         } catch let error as ConversionPlanError {
@@ -145,8 +147,7 @@ struct ConvertCommand: ParsableCommand {
     }
 
     /// Prints one input's result (called as each finishes, one at a time).
-    private static func report(_ result: ConversionResult, json: Bool, quiet: Bool) {
-        let stdout = Terminal.current.stdout
+    private static func report(_ result: ConversionResult, json: Bool, quiet: Bool, to stdout: OutputWriter) {
         func say(_ line: String) {
             if !quiet { stdout.write(line.escapingControlCharacters() + "\n") }
         }
@@ -155,7 +156,7 @@ struct ConvertCommand: ParsableCommand {
             if let path = result.output { fields.append("\"output\": \(JSONText.quoted(path))") }
             if let error = result.error { fields.append("\"error\": \(JSONText.quoted(error))") }
             fields.append("\"notes\": \(result.cards)")
-            fields.append("\"seconds\": \(String(format: "%.3f", result.seconds))")
+            fields.append("\"durationMs\": \(Int((result.seconds * 1000).rounded()))")
             stdout.write("{" + fields.joined(separator: ", ") + "}\n")
         } else if result.skipped {
             say("skipped \(result.input): \(result.output ?? "") already exists")

@@ -124,7 +124,7 @@ struct ExportCommand: ParsableCommand {
             try DeckInterchange.export(store.document, format: format, to: URL(fileURLWithPath: outputFile), embedsMedia: embedMedia)
         }
         if output.json {
-            Terminal.current.stdout.write("{\"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"notes\": \(notes), \"cards\": \(cards)}\n")
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"notes\": \(notes), \"cards\": \(cards)}\n")
         } else {
             output.say("exported \(notes) note\(notes == 1 ? "" : "s") from \(deck) to \(outputFile)")
         }

@@ -241,7 +241,7 @@ struct ImportCommand: ParsableCommand {
         }
         if output.json {
             Terminal.current.stdout.write("""
-                {"imported": \(summary.cardsAdded), "notes": \(notes), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
+                {"deck": \(JSONText.quoted(deck)), "input": [\(files.map(JSONText.quoted).joined(separator: ", "))], "imported": \(summary.cardsAdded), "notes": \(notes), "cards": \(cards), "duplicatesSkipped": \(summary.duplicatesSkipped), \
                 "skippedEmptyFirstField": \(textRows.emptyFirstField), "skippedEmptyRows": \(textRows.emptyRows), \
                 "truncatedRows": \(textRows.truncated), \
                 "mappedAsOther": \(summary.mappedAsOther), "otherNoteTypes": [\(summary.otherNoteTypes.map(JSONText.quoted).joined(separator: ", "))], \

@@ -38,7 +38,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     static func json(path: String, manifest: DeckManifest, noteCount: Int, cardCount: Int) -> String {
-        "{\"path\": \(JSONText.quoted(path)), \"title\": \(JSONText.quoted(manifest.title)), "
+        "{\"deck\": \(JSONText.quoted(path)), \"title\": \(JSONText.quoted(manifest.title)), "
             + "\"documentID\": \(JSONText.quoted(manifest.documentID.uuidString)), \"formatVersion\": \(manifest.formatVersion), "
             + "\"created\": \(JSONText.quoted(JSONText.date(manifest.created))), "
             + "\"modified\": \(JSONText.quoted(JSONText.date(manifest.modified))), \"notes\": \(noteCount), \"cards\": \(cardCount)}"

@@ -24,7 +24,7 @@ struct MigrateCommand: ParsableCommand {
         let result = try OpenDeck.mapping(deck) { try DeckDocument.migrate(at: URL(fileURLWithPath: deck)) }
         if output.json {
             let backup = result.backup.map { JSONText.quoted($0.path) } ?? "null"
-            Terminal.current.stdout.write("{\"from\": \(result.from), \"to\": \(result.to), \"backup\": \(backup)}\n")
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"from\": \(result.from), \"to\": \(result.to), \"backup\": \(backup)}\n")
         } else if result.from == result.to {
             output.say("\(deck): already at format version \(result.to)")
         } else {

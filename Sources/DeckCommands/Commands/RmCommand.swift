@@ -57,7 +57,7 @@ struct RmCommand: ParsableCommand {
         if filter != nil { try confirmation.confirm(ids.count, noun: "note", verb: "removed") }
         try store.delete(ids: ids)
         if output.json {
-            Terminal.current.stdout.write("{\"removed\": \(ids.count)}\n")
+            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"dryRun\": false, \"removed\": \(ids.count)}\n")
         } else {
             output.say("removed \(ids.count) card\(ids.count == 1 ? "" : "s")")
         }

@@ -56,7 +56,7 @@ struct UnarchiveCommand: ParsableCommand {
         }
         let shown = directory == "." ? deck.lastPathComponent : (directory as NSString).appendingPathComponent(deck.lastPathComponent)
         if output.json {
-            Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(shown))}\n")
+            Terminal.current.stdout.write("{\"input\": \(JSONText.quoted(archive)), \"deck\": \(JSONText.quoted(shown))}\n")
         } else {
             output.say("extracted \(shown)")
         }

@@ -228,10 +228,10 @@ struct CardStream {
 
 /// A column `deck list --columns` and `deck search --columns` can show.
 enum ListColumn: String, CaseIterable, ExpressibleByArgument, Sendable {
-    case id, note, kind, notetype, card, deck, front, back, tags, created, modified, state, due, interval, ease, reps, lapses, flag
+    case id, note, kind, notetype, template, deck, front, back, tags, created, modified, state, due, interval, ease, reps, lapses, flag
 
     /// The columns `--cards` shows when `--columns` is not given.
-    static let cardDefaults: [ListColumn] = [.id, .note, .deck, .card, .state, .due, .front, .back]
+    static let cardDefaults: [ListColumn] = [.id, .note, .deck, .template, .state, .due, .front, .back]
 
     /// Whether the column needs the card's ``CardRecord/details`` read.
     var needsDetails: Bool {
@@ -242,7 +242,7 @@ enum ListColumn: String, CaseIterable, ExpressibleByArgument, Sendable {
     }
 
     /// Columns whose text a table may cut to fit.
-    var isText: Bool { [.front, .back, .tags, .deck, .notetype, .card].contains(self) }
+    var isText: Bool { [.front, .back, .tags, .deck, .notetype, .template].contains(self) }
 
     var header: String { rawValue.uppercased() }
 
@@ -254,7 +254,7 @@ enum ListColumn: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .note: return details.map { String($0.note) } ?? ""
         case .kind: return card.kind
         case .notetype: return details?.noteType ?? ""
-        case .card: return details?.template ?? ""
+        case .template: return details?.template ?? ""
         case .deck: return details?.deck ?? ""
         case .front: return card.front
         case .back: return card.back
@@ -279,7 +279,7 @@ enum ListColumn: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .note: return details.map { .integer($0.note) } ?? .null
         case .kind: return .string(card.kind)
         case .notetype: return details.map { .string($0.noteType) } ?? .null
-        case .card: return details.map { .string($0.template) } ?? .null
+        case .template: return details.map { .string($0.template) } ?? .null
         case .deck: return details.map { .string($0.deck) } ?? .null
         case .front: return .string(card.front)
         case .back: return .string(card.back)

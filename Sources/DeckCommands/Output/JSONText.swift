@@ -21,7 +21,8 @@ enum JSONText {
         return result + "\""
     }
 
+    /// ISO 8601 in UTC with milliseconds (`2026-01-01T04:00:00.000Z`), the one date form of every command's JSON.
     static func date(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

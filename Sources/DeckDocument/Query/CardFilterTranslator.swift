@@ -63,7 +63,7 @@ struct CardFilterTranslator {
         "kind": (kindExpression, .kind), "created": (#"n."created""#, .date), "modified": (#"n."modified""#, .date),
         "due": (dueExpression, .date), "id": (#"c."pk""#, .integer), "ease": (#"(CASE WHEN c."easeFactor" = 0 THEN 2.5 ELSE c."easeFactor" / 1000.0 END)"#, .real),
         "interval": (#"c."interval""#, .integer), "reps": (#"c."repetitions""#, .integer), "lapses": (#"c."lapses""#, .integer),
-        "notetype": (#"t0."name""#, .text), "deck": (deckExpression, .deck), "card": (#"c."ordinal""#, .template),
+        "notetype": (#"t0."name""#, .text), "deck": (deckExpression, .deck), "card": (#"c."ordinal""#, .template), "template": (#"c."ordinal""#, .template),
         "is": ("", .state), "flag": (#"c."flag""#, .integer), "note": (#"n."pk""#, .integer),
     ]
 
