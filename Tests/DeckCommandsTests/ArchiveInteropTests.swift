@@ -156,7 +156,7 @@ import Testing
         let bytes = try Data(contentsOf: play.url.appendingPathComponent(name))
         #expect(Array(bytes.prefix(magic.count)) == magic)
         let expected = name.hasSuffix(".tgz") ? "tar.gz" : name.hasSuffix(".deckarchive") ? "zip" : String(name.dropFirst(2))
-        #expect(result.stdout == "{\"archive\": \"\(name)\", \"format\": \"\(expected)\"}\n")
+        #expect(result.stdout == "{\"deck\": \"D.sampledeck\", \"output\": \"\(name)\", \"format\": \"\(expected)\"}\n")
     }
 
     @Test func archiveOutputErrors() throws {
