@@ -177,6 +177,45 @@ public struct StudyQueueBuilder {
         return true
     }
 
+    /// The phases of the candidate query, in the order they are fed.
+    public enum Phase: Sendable, Hashable {
+        case intradayLearning, interdayLearning, review, new
+    }
+
+    /// Whether a later candidate of `phase` can still be taken: intraday learning always; interday
+    /// learning and reviews while the root deck's review limit is not reached; new cards while
+    /// its new-card limit is not. When it is `false` the caller can end that phase's query.
+    public func accepts(_ phase: Phase) -> Bool {
+        guard Self.order(of: phase) >= self.phase else { return false }
+        switch phase {
+        case .intradayLearning: return true
+        case .interdayLearning, .review: return nodes[0].limits.review > 0
+        case .new: return nodes[0].limits.new > 0
+        }
+    }
+
+    /// Whether a later candidate of `phase` in the deck `deckID` can still be taken (its own
+    /// limit, capped by its ancestors', is not reached; limits only go down). When it is
+    /// `false` the caller can leave that deck's rows of the phase unread.
+    public func accepts(_ phase: Phase, inDeck deckID: Int64) -> Bool {
+        guard accepts(phase) else { return false }
+        guard let node = nodeByDeck[deckID] else { return true }
+        switch phase {
+        case .intradayLearning: return true
+        case .interdayLearning, .review: return nodes[node].limits.review > 0
+        case .new: return nodes[node].limits.new > 0
+        }
+    }
+
+    private static func order(of phase: Phase) -> Int {
+        switch phase {
+        case .intradayLearning: 0
+        case .interdayLearning: 1
+        case .review: 2
+        case .new: 3
+        }
+    }
+
     /// The queue.
     public func build() -> StudyQueue {
         let learning = intraday.sorted { a, b in

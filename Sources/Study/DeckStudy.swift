@@ -235,10 +235,11 @@ public struct DeckStudy {
         tree.sort { Self.rank($0.name) < Self.rank($1.name) }
         let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
         let dayStart = (today.nextDayAt - 86_400) * 1000
+        let done = try DeckStoreV2.reviewCounts(in: context.container, since: dayStart)
         var studyDecks = try tree.map { deck in
-            let done = Self.doneToday(in: deck, since: dayStart)
-            return StudyDeck(id: deck.id, parentID: parentID(of: deck, among: tree) ?? (deckName == nil ? 0 : nil),
-                             preset: try Self.preset(of: deck), newStudiedToday: done.new, reviewsStudiedToday: done.reviews)
+            StudyDeck(id: deck.id, parentID: parentID(of: deck, among: tree) ?? (deckName == nil ? 0 : nil),
+                      preset: try Self.preset(of: deck), newStudiedToday: done[deck.id]?.new ?? 0,
+                      reviewsStudiedToday: done[deck.id]?.reviews ?? 0)
         }
         if deckName == nil {
             // All decks: a root above the top-level decks whose own limits don't bind.
@@ -246,34 +247,23 @@ public struct DeckStudy {
             studyDecks.append(StudyDeck(id: 0, preset: studyDecks.first?.preset.withLimits(of: unbounded) ?? unbounded))
         }
         var builder = try StudyQueueBuilder(root: root, decks: studyDecks, timing: timing, at: time)
-        var candidates: [(phase: Int, deckRank: Int, candidate: StudyCandidate)] = []
-        for (rank, deck) in tree.enumerated() {
-            for card in deck.cards {
-                guard let queue = CardQueue(rawValue: card.queue.rawValue) else { continue }
-                let phase: Int
-                switch queue {
-                case .learning, .preview:
-                    guard card.due < today.nextDayAt else { continue }
-                    phase = 0
-                case .dayLearning:
-                    guard card.due <= today.day else { continue }
-                    phase = 1
-                case .review:
-                    guard card.due <= today.day else { continue }
-                    phase = 2
-                case .new: phase = 3
-                case .suspended, .siblingBuried, .manuallyBuried: continue
-                }
-                candidates.append((phase, phase == 3 ? rank : 0, StudyCandidate(
-                    id: card.id, noteID: card.note?.id ?? 0, deckID: deck.id, queue: queue, due: card.due,
-                    reps: card.repetitions, templateIndex: card.ordinal)))
+        // The candidate query of StudyQueueBuilder, phase by phase, streamed from the store's
+        // (deck, queue, due) index: a phase ends as soon as the builder can take no more of it.
+        let ids = tree.map(\.id)
+        func feed(_ queues: [DeckSchemaV2.CardQueue], dueAtMost: Int64?, order: StudyScanOrder, kind: StudyQueueBuilder.Phase) throws {
+            guard builder.accepts(kind) else { return }
+            try DeckStoreV2.forEachStudyCard(in: context.container, decks: ids, queues: queues, dueAtMost: dueAtMost, order: order) { row in
+                guard let queue = CardQueue(rawValue: row.queue.rawValue) else { return .next }
+                let more = builder.add(StudyCandidate(id: row.id, noteID: row.note, deckID: row.deck, queue: queue, due: row.due,
+                                                      reps: row.repetitions, templateIndex: row.ordinal))
+                if !more || !builder.accepts(kind) { return .stop }
+                return builder.accepts(kind, inDeck: row.deck) ? .next : .skipDeck
             }
         }
-        candidates.sort {
-            ($0.phase, $0.deckRank, $0.candidate.due, $0.candidate.templateIndex, $0.candidate.id)
-                < ($1.phase, $1.deckRank, $1.candidate.due, $1.candidate.templateIndex, $1.candidate.id)
-        }
-        for candidate in candidates where !builder.add(candidate.candidate) { break }
+        try feed([.learning, .preview], dueAtMost: today.nextDayAt - 1, order: .dueAcrossDecks, kind: .intradayLearning)
+        try feed([.dayLearning], dueAtMost: today.day, order: .dueAcrossDecks, kind: .interdayLearning)
+        try feed([.review], dueAtMost: today.day, order: .dueAcrossDecks, kind: .review)
+        try feed([.new], dueAtMost: nil, order: .deckByDeck, kind: .new)
         return builder.build()
     }
 
@@ -299,33 +289,32 @@ public struct DeckStudy {
         return decks.first { $0.name.lowercased() == parent }?.id
     }
 
-    /// New cards introduced and reviews done in `deck` since `start` (milliseconds), from the
-    /// review log: a new card's first answer is a learning row with no previous interval.
-    static func doneToday(in deck: Deck, since start: Int64) -> (new: Int, reviews: Int) {
-        var new = 0, reviews = 0
-        for card in deck.cards {
-            for review in card.reviews where review.time >= start {
-                if review.kind == .learn, review.lastInterval == 0 { new += 1 }
-                if review.kind == .review { reviews += 1 }
+    /// The ids of the cards of the deck (and subdecks; all decks when nil) that are due at
+    /// `time`, in the order study takes them by kind: learning cards due by then (by due time),
+    /// interday learning and reviews due today (by due day), then new cards deck by deck in
+    /// name order, by position. Read from the store's (deck, queue, due) index, no models;
+    /// unsaved changes are not seen.
+    /// - Throws: ``StudyError`` for an unknown deck; the store's error.
+    public func dueCardIDs(deck deckName: String? = nil, at time: Date) throws -> [Int64] {
+        let timing = try timing()
+        let now = Int64(time.timeIntervalSince1970.rounded(.down))
+        let today = timing.today(at: now)
+        let ids = try decks(in: deckName).sorted { Self.rank($0.name) < Self.rank($1.name) }.map(\.id)
+        var due: [Int64] = []
+        for (queues, limit, order) in [([DeckSchemaV2.CardQueue.learning, .preview], Optional(now), StudyScanOrder.dueAcrossDecks),
+                                       ([.dayLearning], today.day, .dueAcrossDecks), ([.review], today.day, .dueAcrossDecks),
+                                       ([.new], nil, .deckByDeck)] {
+            try DeckStoreV2.forEachStudyCard(in: context.container, decks: ids, queues: queues, dueAtMost: limit, order: order) {
+                due.append($0.id)
+                return .next
             }
         }
-        return (new, reviews)
+        return due
     }
 
-    /// The cards of the deck (and subdecks; all decks when nil) that are due at `time`:
-    /// learning cards due by then, reviews and interday learning due today, and new cards.
+    /// The cards ``dueCardIDs(deck:at:)`` lists, as models of the context.
     public func dueCards(deck deckName: String? = nil, at time: Date) throws -> [Card] {
-        let timing = try timing()
-        let today = timing.today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
-        let now = Int64(time.timeIntervalSince1970.rounded(.down))
-        return try decks(in: deckName).flatMap(\.cards).filter { card in
-            switch card.queue {
-            case .new: true
-            case .learning, .preview: card.due <= now
-            case .review, .dayLearning: card.due <= today.day
-            case .suspended, .buriedSibling, .buriedManually: false
-            }
-        }.sorted { ($0.queue.rawValue, $0.due, $0.id) < ($1.queue.rawValue, $1.due, $1.id) }
+        try dueCardIDs(deck: deckName, at: time).compactMap { try card($0) }
     }
 }
 
@@ -350,3 +339,4 @@ public struct StudyError: Error, CustomStringConvertible, Sendable, Equatable {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
+

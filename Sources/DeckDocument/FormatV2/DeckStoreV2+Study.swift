@@ -1,0 +1,216 @@
+import Foundation
+import Persistence
+import SQLite
+
+/// One card as the study queries read it: the columns a study queue is built from, straight
+/// from the store (no model).
+public struct StudyCardRow: Sendable, Hashable {
+    /// The card's key (its id).
+    public var id: Int64
+    /// Its note's key; 0 when it has none.
+    public var note: Int64
+    /// Its deck's key.
+    public var deck: Int64
+    /// Its queue, as ``DeckSchemaV2/CardQueue`` numbers it.
+    public var queue: DeckSchemaV2.CardQueue
+    /// Its due value, read by its queue.
+    public var due: Int64
+    public var repetitions: Int
+    public var ordinal: Int
+
+    public init(id: Int64, note: Int64, deck: Int64, queue: DeckSchemaV2.CardQueue, due: Int64, repetitions: Int, ordinal: Int) {
+        self.id = id
+        self.note = note
+        self.deck = deck
+        self.queue = queue
+        self.due = due
+        self.repetitions = repetitions
+        self.ordinal = ordinal
+    }
+}
+
+/// What a study scan does after a row: go on, leave the row's deck (its limit is reached), or stop.
+public enum StudyScanStep: Sendable, Hashable {
+    case next, skipDeck, stop
+}
+
+/// The order a study scan gives cards in.
+public enum StudyScanOrder: Sendable, Hashable {
+    /// By due, then template ordinal, then key, across all the decks and queues asked for
+    /// (learning and reviews as Anki gathers them).
+    case dueAcrossDecks
+    /// Deck by deck in the order given, each by due (a new card's position), ordinal and key
+    /// (new cards as Anki gathers them).
+    case deckByDeck
+}
+
+/// Review-log counts of one deck since a time.
+public struct StudyReviewCounts: Sendable, Hashable {
+    /// New cards introduced (first answers: a learning row with no previous interval).
+    public var new: Int
+    /// Review answers.
+    public var reviews: Int
+
+    public init(new: Int, reviews: Int) {
+        self.new = new
+        self.reviews = reviews
+    }
+}
+
+extension DeckStoreV2 {
+    /// The columns of a ``StudyCardRow``.
+    static let studyColumns = #""pk", "note", "deck", "queue", "due", "repetitions", "ordinal""#
+
+    /// Calls `body` with the cards of `decks` whose queue is one of `queues` (and, when
+    /// `dueAtMost` is given, whose due value is at most that), in `order`, as one query per
+    /// deck and queue steps them on the `Card_deck_queue_due` index: nothing is read beyond
+    /// the rows `body` takes, so the first card comes in the time of one index lookup per
+    /// deck and queue, whatever the size of the deck. Return ``StudyScanStep/skipDeck`` to
+    /// take no more cards of the row's deck, ``StudyScanStep/stop`` to end the scan.
+    ///
+    /// Unsaved changes of a context are not seen: save first. `body` must not use the
+    /// container's store (the scan holds its connection).
+    /// - Throws: the store's error (a value of the wrong storage class included); what `body` throws.
+    public static func forEachStudyCard(in container: ModelContainer, decks: [Int64], queues: [DeckSchemaV2.CardQueue],
+                                        dueAtMost: Int64? = nil, order: StudyScanOrder,
+                                        _ body: (StudyCardRow) throws -> StudyScanStep) throws {
+        guard !decks.isEmpty, !queues.isEmpty else { return }
+        var sql = #"SELECT \#(studyColumns) FROM "Card" WHERE "deck" = ? AND "queue" = ?"#
+        if dueAtMost != nil { sql += #" AND "due" <= ?"# }
+        sql += #" ORDER BY "due", "ordinal", "pk""#
+        try container.withDatabase(for: DeckSchemaV2.Card.self) { db in
+            func bind(_ statement: Statement, deck: Int64, queue: DeckSchemaV2.CardQueue) {
+                statement.reset()
+                statement.bind(int64: deck, at: 1)
+                statement.bind(int64: Int64(queue.rawValue), at: 2)
+                if let dueAtMost { statement.bind(int64: dueAtMost, at: 3) }
+            }
+            switch order {
+            case .deckByDeck:
+                let statement = try db.prepare(sql)
+                decks: for deck in decks {
+                    for queue in queues {
+                        bind(statement, deck: deck, queue: queue)
+                        while try statement.step() {
+                            switch try body(try studyRow(statement)) {
+                            case .next: continue
+                            case .skipDeck: continue decks
+                            case .stop: return
+                            }
+                        }
+                    }
+                }
+            case .dueAcrossDecks:
+                // One statement per deck and queue, merged on (due, ordinal, key) through a heap.
+                var streams: [(statement: Statement, row: StudyCardRow)] = []
+                for deck in decks {
+                    for queue in queues {
+                        let statement = try db.prepare(sql)
+                        bind(statement, deck: deck, queue: queue)
+                        if try statement.step() { streams.append((statement, try studyRow(statement))) }
+                    }
+                }
+                var heap = StudyMergeHeap(streams.map(\.row).enumerated().map { ($0.element, $0.offset) })
+                while let (row, stream) = heap.popMin() {
+                    switch try body(row) {
+                    case .next:
+                        if try streams[stream].statement.step() { heap.push(try studyRow(streams[stream].statement), stream) }
+                    case .skipDeck:
+                        // Drop every stream of the deck; only its current rows are in the heap.
+                        heap.removeAll { streams[$0].row.deck == row.deck }
+                    case .stop: return
+                    }
+                }
+            }
+        }
+    }
+
+    /// The row the statement is on, its columns checked as a model fetch checks them.
+    static func studyRow(_ statement: Statement) throws -> StudyCardRow {
+        for index in Int32(0)..<7 where !statement.isInteger(at: index) && !(index == 1 && statement.isNull(at: index)) {
+            throw PersistenceError.invalidStoredValue(entity: "Card \(statement.int64(at: 0))", attribute: statement.columnName(at: index),
+                                                      value: "\(statement.value(at: index))")
+        }
+        let queueNumber = statement.int64(at: 3)
+        guard let queue = Int(exactly: queueNumber).flatMap(DeckSchemaV2.CardQueue.init(rawValue:)) else {
+            throw PersistenceError.invalidStoredValue(entity: "Card \(statement.int64(at: 0))", attribute: "queue", value: "\(queueNumber)")
+        }
+        return StudyCardRow(id: statement.int64(at: 0), note: statement.int64(at: 1), deck: statement.int64(at: 2), queue: queue,
+                            due: statement.int64(at: 4), repetitions: Int(truncatingIfNeeded: statement.int64(at: 5)),
+                            ordinal: Int(truncatingIfNeeded: statement.int64(at: 6)))
+    }
+
+    /// New cards introduced and reviews answered since `start` (milliseconds since 1970), by the
+    /// key of the deck the answered card is in now: one query on the `Review_time` index.
+    /// - Throws: the store's error.
+    public static func reviewCounts(in container: ModelContainer, since start: Int64) throws -> [Int64: StudyReviewCounts] {
+        try container.withDatabase(for: DeckSchemaV2.Review.self) { db in
+            let statement = try db.prepare("""
+                SELECT c."deck", sum(r."kind" = 0 AND r."lastInterval" = 0), sum(r."kind" = 1) FROM "Review" r \
+                JOIN "Card" c ON c."pk" = r."card" WHERE r."time" >= ? AND c."deck" IS NOT NULL GROUP BY c."deck"
+                """)
+            try statement.bind([.integer(start)])
+            var counts: [Int64: StudyReviewCounts] = [:]
+            while try statement.step() {
+                counts[statement.int64(at: 0)] = StudyReviewCounts(new: Int(truncatingIfNeeded: statement.int64(at: 1)),
+                                                                    reviews: Int(truncatingIfNeeded: statement.int64(at: 2)))
+            }
+            return counts
+        }
+    }
+}
+
+/// A binary min-heap of the current rows of the merged streams, keyed on (due, ordinal, key).
+struct StudyMergeHeap {
+    private var items: [(row: StudyCardRow, stream: Int)] = []
+
+    init(_ items: [(StudyCardRow, Int)]) {
+        for (row, stream) in items { push(row, stream) }
+    }
+
+    private static func less(_ a: StudyCardRow, _ b: StudyCardRow) -> Bool {
+        (a.due, a.ordinal, a.id) < (b.due, b.ordinal, b.id)
+    }
+
+    mutating func push(_ row: StudyCardRow, _ stream: Int) {
+        items.append((row, stream))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.less(items[child].row, items[parent].row) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popMin() -> (StudyCardRow, Int)? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            siftDown(from: 0)
+        }
+        return (first.row, first.stream)
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < items.count && Self.less(items[left].row, items[smallest].row) { smallest = left }
+            if right < items.count && Self.less(items[right].row, items[smallest].row) { smallest = right }
+            guard smallest != parent else { return }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+
+    /// Removes the entries whose stream matches `predicate` and restores the heap.
+    mutating func removeAll(where predicate: (Int) -> Bool) {
+        let kept = items.filter { !predicate($0.stream) }
+        guard kept.count != items.count else { return }
+        items = []
+        for item in kept { push(item.row, item.stream) }
+    }
+}
