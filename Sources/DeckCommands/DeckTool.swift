@@ -24,7 +24,7 @@ public struct DeckTool: ParsableCommand {
             CreateCommand.self, InfoCommand.self, AddCommand.self, ListCommand.self, SearchCommand.self,
             EditCommand.self, RmCommand.self, NotetypesCommand.self, DecksCommand.self, TagsCommand.self, SuspendCommand.self,
             UnsuspendCommand.self, FlagCommand.self, OpenCommand.self, CheckCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ConvertCommand.self, ArchiveCommand.self,
-            UnarchiveCommand.self, StudyCommand.self, ReviewCommand.self, DueCommand.self,
+            UnarchiveCommand.self, StudyCommand.self, ReviewCommand.self, DueCommand.self, StatsCommand.self,
         ],
         examples: [
             .init("Create a deck and fill it from a CSV file.",

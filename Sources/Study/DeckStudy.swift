@@ -340,3 +340,40 @@ public struct StudyError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String { message }
 }
 
+// MARK: Statistics
+
+/// What `deck stats` shows of a deck: its counts, what is due today and this week, a due
+/// forecast and the retention of the last days' reviews.
+public struct DeckStudyStatistics: Sendable, Hashable {
+    /// Cards by state, deck and note type; media.
+    public var counts: DeckCardStatistics
+    /// The first day of the forecast (the study day `at` falls in).
+    public var today: SchedulingTiming.Today
+    /// Cards due on each day from today: index 0 is today (overdue cards included).
+    public var forecast: [Int]
+    /// Answers of the last `retentionDays` days (today included; none after the day of the time asked for).
+    public var retention: ReviewRetention
+    public var retentionDays: Int
+
+    /// Cards due by the end of today: learning, interday learning and reviews (new cards apart).
+    public var dueToday: Int { forecast.first ?? 0 }
+    /// Cards due by the end of the seventh day from today.
+    public var dueThisWeek: Int { forecast.prefix(7).reduce(0, +) }
+}
+
+extension DeckStudy {
+    /// The deck's statistics at `time`: counts, a forecast of `forecastDays` days, and the
+    /// retention of the last `retentionDays` days, each from one aggregate query of the store
+    /// (unsaved changes are not seen).
+    /// - Throws: the store's error.
+    public func statistics(at time: Date, forecastDays: Int = 30, retentionDays: Int = 30) throws -> DeckStudyStatistics {
+        let today = try timing().today(at: Int64(time.timeIntervalSince1970.rounded(.down)))
+        let container = context.container
+        let since = (today.nextDayAt - Int64(max(retentionDays, 1)) * 86_400) * 1000
+        return DeckStudyStatistics(
+            counts: try DeckStoreV2.cardStatistics(in: container, today: today.day, nextDayAt: today.nextDayAt),
+            today: today,
+            forecast: try DeckStoreV2.dueForecast(in: container, today: today.day, nextDayAt: today.nextDayAt, days: forecastDays),
+            retention: try DeckStoreV2.retention(in: container, from: since, to: today.nextDayAt * 1000), retentionDays: max(retentionDays, 1))
+    }
+}

@@ -14,12 +14,12 @@ import Testing
         #expect(version.stdout.contains("upgraded by deck migrate"))
         let help = try play.run("--help")
         #expect(help.status == 0)
-        for name in ["create", "info", "add", "list", "search", "edit", "rm", "notetypes", "decks", "tags", "suspend", "unsuspend", "flag", "open", "check", "import", "archive", "unarchive", "study", "review", "due"] {
+        for name in ["create", "info", "add", "list", "search", "edit", "rm", "notetypes", "decks", "tags", "suspend", "unsuspend", "flag", "open", "check", "import", "archive", "unarchive", "study", "review", "due", "stats"] {
             #expect(help.stdout.contains(name), "help lists \(name)")
         }
     }
 
-    @Test(arguments: ["create", "info", "add", "list", "search", "edit", "rm", "notetypes", "decks", "tags", "suspend", "unsuspend", "flag", "open", "check", "import", "archive", "unarchive", "study", "review", "due"])
+    @Test(arguments: ["create", "info", "add", "list", "search", "edit", "rm", "notetypes", "decks", "tags", "suspend", "unsuspend", "flag", "open", "check", "import", "archive", "unarchive", "study", "review", "due", "stats"])
     func everySubcommandHasHelp(_ name: String) throws {
         let result = try Playground().run(name, "--help")
         #expect(result.status == 0)

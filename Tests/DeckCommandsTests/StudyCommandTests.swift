@@ -63,3 +63,52 @@ import Testing
         #expect(reps == [1: 1, 2: 1, 3: 0], "good on 1, easy on 2 (again undone), 3 untouched: \(states)")
     }
 }
+
+/// `deck stats`: counts by state, deck and note type, due today and this week, the forecast
+/// and the retention of the last days, in text and JSON, after answers given by `deck review`.
+@Suite struct StatsCommandTests {
+    @Test func statsCountRetentionAndForecast() throws {
+        let play = try Playground()
+        #expect(try play.run("create", "L.sampledeck").status == 0)
+        #expect(try play.run("add", "L.sampledeck", "--front", "chat", "--back", "cat").status == 0)
+        #expect(try play.run("add", "L.sampledeck", "--kind", "reversible", "--front", "chien", "--back", "dog").status == 0)
+        for (card, rating, at) in [("1", "good", "2026-12-01T12:00:00Z"), ("1", "good", "2026-12-01T12:11:00Z"),
+                                   ("2", "easy", "2026-12-01T12:12:00Z"), ("1", "again", "2026-12-03T12:00:00Z"),
+                                   ("2", "good", "2026-12-09T12:00:00Z")] {
+            let answer = try play.run("review", "L.sampledeck", card, rating, "--at", at, "--no-fuzz")
+            #expect(answer.status == 0, "\(answer.stderr)")
+        }
+        let run = try play.run("stats", "L.sampledeck", "--json", "--at", "2026-12-09T13:00:00Z", "--days", "10")
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(stats["notes"] as? Int == 2 && stats["cards"] as? Int == 3)
+        let states = try #require(stats["states"] as? [String: Int])
+        #expect(states == ["new": 1, "learning": 0, "review": 1, "relearning": 1, "suspended": 0, "buried": 0], "\(states)")
+        let retention = try #require(stats["retention"] as? [String: Any])
+        #expect(retention["answers"] as? Int == 5, "every answer of the last 10 days")
+        #expect(retention["reviews"] as? Int == 2 && retention["passed"] as? Int == 1, "card 1 lapsed, card 2 passed")
+        #expect(retention["rate"] as? Double == 0.5)
+        #expect((retention["young"] as? [String: Any])?["reviews"] as? Int == 2)
+        let forecast = try #require(stats["forecast"] as? [[String: Any]])
+        #expect(forecast.count == 10 && forecast.first?["date"] as? String == "2026-12-09")
+        let due = try #require(stats["due"] as? [String: Int])
+        #expect(due["today"] == forecast.first?["cards"] as? Int, "today's count is the forecast's first day")
+        #expect(due["today"] == 1, "the relearning card is overdue: it falls on today")
+        #expect(forecast.compactMap { $0["cards"] as? Int }.reduce(0, +) <= 2)
+        let long = try #require(try JSONSerialization.jsonObject(with: Data(try play.run("stats", "L.sampledeck", "--json", "--at", "2026-12-09T13:00:00Z", "--days", "365").stdout.utf8)) as? [String: Any])
+        #expect((long["forecast"] as? [[String: Any]])?.compactMap { $0["cards"] as? Int }.reduce(0, +) == 2, "both answered cards come due within a year")
+        let decks = try #require(stats["decks"] as? [[String: Any]])
+        #expect(decks.first?["name"] as? String == "Default" && decks.first?["cards"] as? Int == 3 && decks.first?["new"] as? Int == 1)
+        let types = try #require(stats["noteTypes"] as? [[String: Any]])
+        #expect(types.first { $0["name"] as? String == "Basic (and reversed card)" }?["cards"] as? Int == 2)
+
+        let text = try play.run("stats", "L.sampledeck", "--at", "2026-12-09T13:00:00Z", "--days", "10")
+        #expect(text.stdout.contains("due today: 1\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("retention (last 10 days): 50.0% of 2 reviews (young 50.0% of 2, mature none)"), "\(text.stdout)")
+        #expect(text.stdout.contains("  2026-12-09  1\n"))
+        let early = try play.run("stats", "L.sampledeck", "--at", "2026-11-20T13:00:00Z", "--days", "5")
+        #expect(early.stdout.contains("no reviews of review cards"), "answers after the time asked for are not counted: \(early.stdout)")
+        #expect(try play.run("stats", "L.sampledeck", "--days", "0").status == 64)
+        #expect(try play.run("stats", "L.sampledeck", "--quiet").stdout.isEmpty)
+    }
+}

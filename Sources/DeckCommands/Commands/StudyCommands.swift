@@ -15,7 +15,10 @@ struct StudyTimeOptions: ParsableArguments {
 
     func validate() throws { _ = try time() }
 
-    func time() throws -> Date {
+    func time() throws -> Date { try Self.parse(at) }
+
+    /// `at` as a time: ISO 8601 or Unix seconds; now when nil.
+    static func parse(_ at: String?) throws -> Date {
         guard let at else { return Date() }
         if let seconds = Double(at), seconds.isFinite, abs(seconds) < 1e11 { return Date(timeIntervalSince1970: seconds) }
         let formatter = ISO8601DateFormatter()
