@@ -50,6 +50,7 @@ import Testing
         await run("cardState", "flag", deck, "3", "5", "--json")
         await run("review", "review", deck, "3", "good", "--at", "2026-12-01T09:30:00Z", "--json")
         await run("due", "due", deck, "--at", "2026-12-01T09:30:00Z", "--json")
+        await run("stats", "stats", deck, "--at", "2026-12-01T09:30:00Z", "--json")
         await run("export", "export", deck, "-o", play.path("out.json"), "--format", "json", "--json")
         await run("archive", "archive", deck, "-o", play.path("French.zip"), "--json")
         try FileManager.default.createDirectory(atPath: play.path("x"), withIntermediateDirectories: false)

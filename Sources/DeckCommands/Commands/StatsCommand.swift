@@ -64,15 +64,18 @@ struct StatsCommand: ParsableCommand {
         func quoted(_ text: String) -> String { JSONText.quoted(text) }
         let decks = c.decks.map { "{\"name\": \(quoted($0.name)), \"cards\": \($0.cards), \"new\": \($0.new), \"due\": \($0.due)}" }
         let types = c.noteTypes.map { "{\"name\": \(quoted($0.name)), \"notes\": \($0.notes), \"cards\": \($0.cards)}" }
-        let forecast = zip(dates, s.forecast).map { "{\"date\": \(quoted($0)), \"cards\": \($1)}" }
-        var text = "{\"path\": \(quoted(path)), \"at\": \(quoted(StudyJSON.timestamp(Int64(time.timeIntervalSince1970.rounded(.down))))), "
+        let dayStart = s.today.nextDayAt - 86_400
+        let forecast = zip(dates, s.forecast).enumerated().map { index, day in
+            "{\"date\": \(quoted(day.0)), \"start\": \(quoted(StudyJSON.timestamp(dayStart + Int64(index) * 86_400))), \"cards\": \(day.1)}"
+        }
+        var text = "{\"deck\": \(quoted(path)), \"at\": \(quoted(StudyJSON.timestamp(Int64(time.timeIntervalSince1970.rounded(.down))))), "
         text += "\"notes\": \(c.notes), \"cards\": \(c.cards), "
         text += "\"states\": {\"new\": \(c.states.new), \"learning\": \(c.states.learning), \"review\": \(c.states.review), "
         text += "\"relearning\": \(c.states.relearning), \"suspended\": \(c.states.suspended), \"buried\": \(c.states.buried)}, "
         text += "\"due\": {\"today\": \(s.dueToday), \"week\": \(s.dueThisWeek)}, "
         text += "\"decks\": [\(decks.joined(separator: ", "))], \"noteTypes\": [\(types.joined(separator: ", "))], "
         text += "\"media\": {\"files\": \(c.mediaFiles), \"bytes\": \(c.mediaBytes)}, "
-        text += "\"retention\": {\"days\": \(s.retentionDays), \"answers\": \(r.answers), \"duration\": \(r.duration), "
+        text += "\"retention\": {\"days\": \(s.retentionDays), \"answers\": \(r.answers), \"durationMs\": \(r.duration), "
         text += "\"reviews\": \(r.reviews), \"passed\": \(r.passed), \"rate\": \(rate(r.rate)), "
         text += "\"young\": {\"reviews\": \(r.youngReviews), \"passed\": \(r.youngPassed), \"rate\": \(rate(r.youngRate))}, "
         text += "\"mature\": {\"reviews\": \(r.matureReviews), \"passed\": \(r.maturePassed), \"rate\": \(rate(r.matureRate))}}, "
