@@ -58,7 +58,7 @@ public struct DeckTool: ParsableCommand {
         .init(.usage, "The command line is wrong: an unknown command or option, a missing or malformed value, a --where filter that does not parse."),
         .init(.dataError, "An input is malformed: a corrupt deck or one whose check finds errors, a deck of a newer format, a damaged or hostile archive (the message names the entry), a malformed CSV, JSON or Anki file."),
         .init(.noInput, "An input file or deck does not exist, or the folder a new deck should go in."),
-        .init(.cantCreate, "An output cannot be created: it exists (nothing is ever overwritten), or its directory is unwritable or missing."),
+        .init(.cantCreate, "An output cannot be created: it exists (nothing is overwritten unless --force is given to export, archive or convert; a deck package is never replaced), or its directory is unwritable or missing."),
         .init(.ioError, "Reading or writing failed part-way, or the deck is in use: another process (deck open, deck import, an app) has had it open for writing for longer than --wait seconds (10 by default; --no-wait: not at all). Readers are never blocked or kept waiting."),
     ]
 

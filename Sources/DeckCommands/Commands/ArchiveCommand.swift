@@ -47,28 +47,32 @@ struct ArchiveCommand: ParsableCommand {
     }
 
     @Argument(help: ArgumentHelp("The deck (or deck archive) to archive.", valueName: "deck")) var deck: String
-    @Option(name: .customShort("o"), help: ArgumentHelp("The archive to write, - for standard output (default: <deck>.<format>).", valueName: "file"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("The archive to write, - or /dev/stdout for standard output, a device or named pipe (/dev/null) written in place (default: <deck>.<format>).", valueName: "file"))
     var outputFile: String?
     @Option(help: "The archive format (default: from the output name, else zip).") var format: Format?
+    @Flag(help: "Replace the archive if it exists (atomically: the old one stays whole until the new one is).") var force = false
     @OptionGroup var output: OutputOptions
 
     init() {}
 
     mutating func validate() throws {
-        if outputFile == "-", Terminal.current.stdout.isTerminal {
+        if let outputFile, OutputTarget.resolve(outputFile) != .file(outputFile), OutputTarget.resolve(outputFile).isTerminal {
             throw ValidationError("refusing to write an archive to a terminal; redirect standard output or give -o <file>")
         }
     }
 
     mutating func run() async throws {
-        let toStandardOutput = outputFile == "-"
+        let target = outputFile.map(OutputTarget.resolve)
+        let toStandardOutput = target == .standardOutput
+        var stream: String?
+        if case .stream(let path)? = target { stream = path }
         let archiveFormat = format?.archiveFormat
-            ?? (toStandardOutput ? nil : outputFile.flatMap { ArchiveFormat.inferred(fromPath: $0) }) ?? .zip
+            ?? (toStandardOutput || stream != nil ? nil : outputFile.flatMap { ArchiveFormat.inferred(fromPath: $0) }) ?? .zip
         var trimmed = deck
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         let destination = outputFile ?? trimmed + "." + archiveFormat.fileExtension
-        OutputPath.sweepLeftovers(beside: toStandardOutput ? [] : [destination])
-        if !toStandardOutput { try OutputPath.checkFile(destination) }
+        OutputPath.sweepLeftovers(beside: toStandardOutput || stream != nil ? [] : [destination])
+        if !toStandardOutput, stream == nil { try OutputPath.checkFile(destination, overwrite: force ? .replace : .never) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let progress = ArchiveProgress(label: "Archiving", enabled: !output.quiet && !output.noProgress)
         if toStandardOutput {
@@ -79,12 +83,23 @@ struct ArchiveCommand: ParsableCommand {
             progress.finish()
             return
         }
-        try OpenDeck.mapping(destination) {
-            do {
-                try store.document.archive(to: URL(fileURLWithPath: destination), format: archiveFormat, progress: progress.report)
-            } catch let error as DeckError where error.kind == .corrupt {
-                // Something in the deck (a media file that is not a regular file): named as the deck.
-                throw DeckFailure(.corrupt, path: deck, reason: error.reason)
+        if let stream {
+            let descriptor = try OutputTarget.openStream(stream)
+            defer { close(descriptor) }
+            try OpenDeck.mapping(stream) {
+                try store.document.archive(toFileDescriptor: descriptor, format: archiveFormat, progress: progress.report)
+            }
+        } else {
+            let deck = deck
+            try OutputTarget.writeFile(destination, force: force) { url in
+                try OpenDeck.mapping(destination) {
+                    do {
+                        try store.document.archive(to: url, format: archiveFormat, progress: progress.report)
+                    } catch let error as DeckError where error.kind == .corrupt {
+                        // Something in the deck (a media file that is not a regular file): named as the deck.
+                        throw DeckFailure(.corrupt, path: deck, reason: error.reason)
+                    }
+                }
             }
         }
         progress.finish()

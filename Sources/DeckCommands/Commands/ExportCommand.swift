@@ -61,17 +61,18 @@ struct ExportCommand: ParsableCommand {
         ])
 
     @Argument(help: ArgumentHelp("The deck to export.", valueName: "deck")) var deck: String
-    @Option(name: .customShort("o"), help: ArgumentHelp("The file to write ('-' for standard output).", valueName: "file"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("The file to write: '-' or /dev/stdout for standard output; a device or named pipe (/dev/null) is written in place.", valueName: "file"))
     var outputFile: String
     @Option(help: "The output format (default: from the output's extension).") var format: Format?
     @Flag(name: .customLong("embed-media"), help: "JSON: include the media files' bytes (base64).") var embedMedia = false
+    @Flag(help: "Replace the output file if it exists (atomically: the old one stays whole until the new one is).") var force = false
     @OptionGroup var output: OutputOptions
 
     init() {}
 
     func validate() throws {
         let format = try resolvedFormat()
-        if outputFile == "-", format.isBinary, Terminal.current.stdout.isTerminal {
+        if OutputTarget.resolve(outputFile) != .file(outputFile), format.isBinary, OutputTarget.resolve(outputFile).isTerminal {
             throw ValidationError("refusing to write a binary \(format.rawValue) package to a terminal; redirect standard output or give -o <file>")
         }
     }
@@ -79,6 +80,9 @@ struct ExportCommand: ParsableCommand {
     func resolvedFormat() throws -> InterchangeFormat {
         if let format { return format.interchangeFormat }
         if outputFile == "-" { throw ValidationError("--format is required when writing to standard output") }
+        if OutputTarget.resolve(outputFile) != .file(outputFile) {
+            throw ValidationError("--format is required when writing to \(outputFile)")
+        }
         guard let inferred = InterchangeFormat(inferringFrom: outputFile), inferred.isExportable else {
             throw ValidationError("cannot tell the format of '\(outputFile)': use --format csv|tsv|json|apkg|html")
         }
@@ -87,11 +91,13 @@ struct ExportCommand: ParsableCommand {
 
     mutating func run() async throws {
         let format = try resolvedFormat()
-        OutputPath.sweepLeftovers(beside: [outputFile])
-        if outputFile != "-" { try OutputPath.checkFile(outputFile) }
+        let target = OutputTarget.resolve(outputFile)
+        let (deck, embedMedia, outputFile) = (deck, embedMedia, outputFile)
+        OutputPath.sweepLeftovers(beside: target == .file(outputFile) ? [outputFile] : [])
+        if target == .file(outputFile) { try OutputPath.checkFile(outputFile, overwrite: force ? .replace : .never) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let (notes, cards) = (try store.noteCount(), try store.cardCount())
-        if outputFile == "-" {
+        if target == .standardOutput {
             // The export is spooled in a private folder of TMPDIR (an Anki package or a JSON
             // file is written whole before a byte can go out): removed when done, when
             // standard output's reader goes away (EPIPE) and on SIGINT, SIGTERM and SIGHUP.
@@ -120,8 +126,18 @@ struct ExportCommand: ParsableCommand {
             }
             return
         }
-        try ErrorMapping.run(path: outputFile) {
-            try DeckInterchange.export(store.document, format: format, to: URL(fileURLWithPath: outputFile), embedsMedia: embedMedia)
+        if case .stream(let path) = target {
+            try OutputTarget.spool(to: path, name: "deck.\(format.rawValue)") { file in
+                try ErrorMapping.run(path: deck) {
+                    try DeckInterchange.export(store.document, format: format, to: file, embedsMedia: embedMedia)
+                }
+            }
+        } else {
+            try OutputTarget.writeFile(outputFile, force: force) { url in
+                try ErrorMapping.run(path: outputFile) {
+                    try DeckInterchange.export(store.document, format: format, to: url, embedsMedia: embedMedia)
+                }
+            }
         }
         if output.json {
             Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"notes\": \(notes), \"cards\": \(cards)}\n")
