@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], exclude: ["Peers"]),
         .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence"], exclude: ["Peers"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest"], exclude: ["Peers", "anki_html.py"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "StudyTests", dependencies: ["Study", "DeckDocument", "Persistence", "Scheduling"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling"]),

@@ -61,13 +61,51 @@ import Testing
     @Test func exportImportJSONThroughPipesIsLossless() throws {
         let play = try Playground()
         #expect(try play.run("import", "A.sampledeck", Self.anki("anki-current.apkg"), "--create").status == 0)
-        let first = try play.run("export", "A.sampledeck", "-o", "-", "--format", "json", "--embed-media")
+        let first = try play.run("export", "A.sampledeck", "-o", "-", "--format", "json")
         #expect(first.status == 0)
-        let imported = try play.run("import", "B.sampledeck", "-", "--format", "json", "--create", stdin: first.stdout)
+        #expect(first.stdout.contains("\"data\": "))  // media inside the file by default
+        // Told from its bytes: no --format.
+        let imported = try play.run("import", "B.sampledeck", "-", "--create", stdin: first.stdout)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let second = try play.run("export", "B.sampledeck", "-o", "-", "--format", "json", "--embed-media")
+        let second = try play.run("export", "B.sampledeck", "-o", "-", "--format", "json")
         #expect(second.stdout == first.stdout)
         #expect(try play.run("check", "B.sampledeck").status == 0)
+        // A media folder instead: the files beside, found again by import.
+        let folder = try play.run("export", "A.sampledeck", "-o", "a.json", "--media-folder", "a-media")
+        #expect(folder.status == 0, "\(folder.stderr)")
+        let fromFolder = try play.run("import", "C.sampledeck", "a.json", "--create", "--media-folder", "a-media")
+        #expect(fromFolder.status == 0, "\(fromFolder.stderr)")
+        #expect(try play.run("export", "C.sampledeck", "-o", "-", "--format", "json").stdout == first.stdout)
+        #expect(try play.run("export", "A.sampledeck", "-o", "x.csv", "--media-folder", "m").status == 64)
+        // A page in a folder refers to its media folder relative to itself.
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("site"), withIntermediateDirectories: true)
+        let page = try play.run("export", "A.sampledeck", "-o", "site/page.html", "--media-folder", "site/media")
+        #expect(page.status == 0, "\(page.stderr)")
+        let html = try String(contentsOf: play.url.appendingPathComponent("site/page.html"), encoding: .utf8)
+        #expect(html.contains("<base href=\"media/\">"))
+        #expect(!html.contains(";base64,"))
+    }
+
+    /// `deck import -` tells JSON, an Anki package and CSV/TSV from their bytes; anything else is exit 65.
+    @Test func standardInputIsToldFromItsBytes() throws {
+        let play = try Playground()
+        let apkg = try Data(contentsOf: URL(fileURLWithPath: Self.anki("anki-current.apkg")))
+        let fromPackage = try DeckProcess.run(["import", "A.sampledeck", "-", "--create"], in: play.url, stdinData: apkg)
+        #expect(fromPackage.status == 0, "\(fromPackage.stderr)")
+        #expect(fromPackage.stdout.hasPrefix("imported 5 notes into A.sampledeck\n"))
+        let fromCSV = try play.run("import", "A.sampledeck", "-", stdin: "Front;Back\nchat;cat\nchien;dog\n")
+        #expect(fromCSV.status == 0, "\(fromCSV.stderr)")
+        #expect(fromCSV.stdout.hasPrefix("imported 2 notes"))
+        try play.write("notes.data", "Front\tBack\nmaison\thouse\n")  // an unknown extension: told the same way
+        #expect(try play.run("import", "A.sampledeck", "notes.data").status == 0)
+        for (bytes, what) in [(Data("SQLite format 3\0xyz".utf8), "an SQLite database"), (Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2]), "binary data"),
+                              (Data(), "the file is empty")] {
+            let refused = try DeckProcess.run(["import", "A.sampledeck", "-"], in: play.url, stdinData: bytes)
+            #expect(refused.status == 65)
+            #expect(refused.stderr == "deck: error: -: \(what), not a file deck import reads (JSON, an Anki .apkg or .colpkg, CSV or TSV text)\n")
+        }
+        let list = try play.run("list", "A.sampledeck", "--format", "tsv")
+        #expect(list.stdout.contains("chien") && list.stdout.contains("maison"))
     }
 
     @Test func exportUsageErrors() throws {

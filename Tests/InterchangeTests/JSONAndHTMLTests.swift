@@ -4,78 +4,8 @@ import Persistence
 import Testing
 @testable import Interchange
 
+/// Format version 1 files (what earlier releases wrote) are still read.
 @Suite struct JSONExportTests {
-    @Test(arguments: [false, true])
-    func exportImportExportGivesIdenticalBytes(_ embedsMedia: Bool) throws {
-        let scratch = try Scratch()
-        let source = try scratch.richDeck()
-        let first = scratch.file("first.json")
-        try DeckJSONExporter(embedsMedia: embedsMedia).export(source, to: first)
-        if !embedsMedia {  // referenced media are found in a Media folder beside the file
-            try FileManager.default.copyItem(at: source.mediaURL, to: scratch.file("Media"))
-        }
-        let copy = try scratch.deck("Copy.sampledeck", title: "other")
-        let report = try DeckJSONImporter(adoptsTitle: true).importFile(at: first, into: copy)
-        #expect(report.cardsAdded == 5)
-        #expect(report.mediaFiles == 2)
-        #expect(report.missingMedia == 0)
-        #expect(report.reviews == 2)
-        let second = scratch.file("second.json")
-        try DeckJSONExporter(embedsMedia: embedsMedia).export(copy, to: second)
-        let a = try Data(contentsOf: first), b = try Data(contentsOf: second)
-        #expect(a == b)
-        #expect(String(decoding: a, as: UTF8.self).contains("\"data\": ") == embedsMedia)
-        #expect(copy.manifest.title == source.manifest.title)
-        #expect(copy.check().isEmpty)
-    }
-
-    @Test func keepsEverythingACardHolds() throws {
-        let scratch = try Scratch()
-        let source = try scratch.richDeck()
-        let file = scratch.file("deck.json")
-        try DeckJSONExporter(embedsMedia: true).export(source, to: file)
-        let copy = try scratch.deck("Copy.sampledeck")
-        try DeckJSONImporter().importFile(at: file, into: copy)
-        var before: [CardSnapshot] = [], after: [CardSnapshot] = []
-        try source.forEachCardSnapshot { before.append($0) }
-        try copy.forEachCardSnapshot { after.append($0) }
-        #expect(after.count == before.count)
-        for (original, imported) in zip(before, after) {
-            #expect(imported.kind == original.kind)
-            #expect(imported.front == original.front)
-            #expect(imported.back == original.back)
-            #expect(imported.text == original.text)
-            #expect(imported.tags == original.tags)
-            #expect(imported.media == original.media)
-            #expect(imported.deckPath == original.deckPath)
-            #expect(imported.interval == original.interval)
-            #expect(imported.ease == original.ease)
-            #expect(imported.lapses == original.lapses)
-            #expect(imported.due == original.due)  // whole seconds in the sample: exact
-            #expect(abs(imported.created.timeIntervalSince(original.created)) < 0.001)
-            #expect(imported.reviews == original.reviews)
-        }
-    }
-
-    @Test(.tags(.interop)) func exportValidatesAgainstTheSchema() throws {
-        let scratch = try Scratch()
-        let source = try scratch.richDeck()
-        let file = scratch.file("deck.json")
-        try DeckJSONExporter(embedsMedia: true).export(source, to: file)
-        let schema = Fixtures.root.deletingLastPathComponent().appendingPathComponent("Schemas/sampledeck.schema.json")
-        let script = """
-            import json, sys, jsonschema
-            schema = json.load(open(sys.argv[1])); jsonschema.Draft202012Validator.check_schema(schema)
-            jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[2])))
-            bad = json.load(open(sys.argv[2])); bad["cards"][0]["kind"] = "mystery"
-            try:
-                jsonschema.Draft202012Validator(schema).validate(bad); sys.exit(3)
-            except jsonschema.ValidationError: pass
-            """
-        let result = try runProgram("/usr/bin/env", ["python3", "-c", script, schema.path, file.path])
-        #expect(result.status == 0, "\(result.stderr)")
-    }
-
     @Test(arguments: [
         ("not json", "malformed JSON"),
         ("{\"format\": \"other\", \"formatVersion\": 1, \"title\": \"\", \"description\": \"\", \"tags\": [], \"media\": [], \"cards\": []}", "not a SampleDeck"),
@@ -109,7 +39,7 @@ import Testing
 }
 
 @Suite struct HTMLExportTests {
-    @Test func onePageWithMediaInlinedAndTextEscaped() throws {
+    @Test func cardsAreRenderedThroughTheirTemplatesWithMediaInline() throws {
         let scratch = try Scratch()
         let deck = try scratch.richDeck()
         let file = scratch.file("deck.html")
@@ -117,15 +47,49 @@ import Testing
         let html = try String(contentsOf: file, encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("<title>Rich &lt;deck&gt; &amp; &quot;quotes&quot;</title>"))
-        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; é"))
-        #expect(!html.contains("<script"))
-        #expect(html.contains("hello &lt;img src=&quot;red dot.png&quot;&gt;"))
+        // No script runs and nothing loads from elsewhere.
+        #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:;"))
+        // Card markup is rendered, not escaped: the Basic template's answer, an inline image.
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).base64EncodedString()
-        #expect(html.contains("<img src=\"data:image/png;base64,\(png)\""))
+        #expect(html.contains("<div id=\"qa\">bonjour\n\n<hr id=answer>\n\nhello <img src=\"data:image/png;base64,\(png)\"></div>"))
         #expect(html.contains("<audio controls src=\"data:audio/mpeg;base64,"))
-        #expect(html.components(separatedBy: "<section class=\"card").count - 1 == 5)
-        // Self-contained: no reference to anything outside the page.
-        for outside in ["src=\"http", "href=\"http", "src=\"red", "<link"] { #expect(!html.contains(outside)) }
+        #expect(!html.contains("[sound:"))
+        // Cloze: one card per number, the gap shown on its card.
+        #expect(html.contains("<span class=\"cloze\" data-cloze=\"Paris\" data-ordinal=\"1\">[...]</span>"))
+        #expect(html.contains("<span class=\"cloze\" data-cloze=\"France\" data-ordinal=\"2\">[...]</span>"))
+        // The note type's CSS inside each card's own shadow root.
+        #expect(html.contains("<template shadowrootmode=\"open\"><style>.card {"))
+        #expect(html.contains("<div class=\"card card2\">"))  // the reversed card
+        // 5 notes: Basic ×3, reversible (2 cards), cloze (2 cards).
+        #expect(html.components(separatedBy: "<article class=\"entry\"").count - 1 == 7)
+        for outside in ["src=\"http", "href=\"http", "src=\"red", "<link", "<base"] { #expect(!html.contains(outside)) }
+    }
+
+    /// `</template` in a field can't end a card's shadow root; a template's media in CSS is inlined.
+    @Test func hostileMarkupStaysInsideItsCard() throws {
+        let side = try DeckHTMLExporter.pageHTML("a</TEMPLATE><img src=\"x&amp;y.png\"> [[type:Back]] <!-- [sound:x&amp;y.png] -->",
+                                                 side: .question) { $0 == "x&y.png" ? "data:image/png;base64,AA" : nil }
+        #expect(side == "a&lt;/template><img src=\"data:image/png;base64,AA\"> <input type=\"text\" id=\"typeans\" class=\"typeans\" disabled> <!-- [sound:x&amp;y.png] -->")
+        #expect(try DeckHTMLExporter.pageHTML("[[type:Back]]x", side: .answer) { _ in nil } == "x")
+        let css = try DeckHTMLExporter.pageCSS(".card { background: url( '_p.png' ) } </style>") { $0 == "_p.png" ? "data:x" : nil }
+        #expect(css == ".card { background: url(\"data:x\" ) } <\\/style>")
+    }
+
+    /// With a media folder the page refers to the files relative to itself, under the names cards use.
+    @Test func mediaInAFolderNextToThePage() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.richDeck()
+        try FileManager.default.createDirectory(at: scratch.file("site"), withIntermediateDirectories: true)
+        let file = scratch.file("site/deck.html")
+        try DeckHTMLExporter(mediaFolder: scratch.file("site/deck media")).export(deck, to: file)
+        let html = try String(contentsOf: file, encoding: .utf8)
+        #expect(html.contains("<base href=\"deck%20media/\">"))
+        #expect(html.contains("hello <img src=\"red%20dot.png\">"))
+        #expect(html.contains("<audio controls src=\"bonjour.mp3\""))
+        #expect(!html.contains("base64,"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: scratch.file("site/deck media").path).sorted()
+        #expect(names == ["bonjour.mp3", "red dot.png"])
+        #expect(try Data(contentsOf: scratch.file("site/deck media/red dot.png")) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]))
     }
 
     /// Media files an import wrote before it failed are removed with the rest of it: `Media/`
@@ -135,7 +99,7 @@ import Testing
         let scratch = try Scratch()
         let source = try scratch.richDeck()
         let exported = scratch.file("rich.json")
-        try DeckJSONExporter(embedsMedia: true).export(source, to: exported)
+        try DeckJSONExporter().export(source, to: exported)
         var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: exported)) as? [String: Any])
         var media = try #require(object["media"] as? [[String: Any]])
         try #require(media.count >= 2)

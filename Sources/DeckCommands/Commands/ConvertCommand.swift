@@ -72,7 +72,7 @@ struct ConvertCommand: ParsableCommand {
     @Flag(name: .customLong("skip-existing"), help: "Skip an input whose output already exists (not a failure).") var skipExisting = false
     @Flag(help: "Replace outputs that already exist.") var force = false
     @Option(help: ArgumentHelp("How many inputs to convert at once (default: the number of cores).", valueName: "n")) var jobs: Int?
-    @Flag(name: .customLong("embed-media"), help: "JSON: include the media files' bytes (base64).") var embedMedia = false
+    @Flag(name: .customLong("embed-media"), help: "JSON: media inside the file (the default; accepted for older scripts).") var embedMedia = false
     @OptionGroup var output: OutputOptions
 
     init() {}
@@ -119,7 +119,7 @@ struct ConvertCommand: ParsableCommand {
         let urls = DeckConverter.expand(paths)
         if urls.isEmpty { throw CommandFailure(.noInput, path: paths.first ?? filesFrom, reason: "nothing to convert found") }
         let converter = DeckConverter(target: to.interchangeFormat, outputDirectory: outputDirectory,
-                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, embedsMedia: embedMedia,
+                                      jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
                                       existing: force ? .replace : skipExisting ? .skip : .fail)
         let progress = ProgressBar(total: urls.count, label: "Converting", unit: .count("file", "files"), isEnabled: !output.noProgress && !output.quiet)
         let (json, quiet) = (output.json, output.quiet)

@@ -4,7 +4,7 @@ import FileSafety
 import Foundation
 import Interchange
 
-/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|html] [--embed-media]`
+/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|html] [--media-folder <dir>]`
 struct ExportCommand: ParsableCommand {
     enum Format: String, CaseIterable, ExpressibleByArgument {
         case csv, tsv, json, apkg, html
@@ -36,9 +36,12 @@ struct ExportCommand: ParsableCommand {
             csv, tsv: Anki's text format with header lines (#separator:, #html:true, #columns:), one row per card: \
             GUID, note type, deck, front, back, tags. Anki and 'deck import' read it back.
 
-            json: everything in the deck, losslessly (dates to the millisecond): title, tags, media (name, SHA-256, \
-            size; the bytes too with --embed-media), cards with their scheduling and review history. Described by \
-            Schemas/sampledeck.schema.json. Exporting, importing into a new deck and exporting again gives the same bytes.
+            json: everything in the deck, losslessly, every value as stored: note types (fields with their options, \
+            templates, CSS, Anki's verbatim options), decks with descriptions and presets, notes (id, GUID, fields by name, \
+            tags, media names), every card with its full scheduling and review log, tags, and media (name, SHA-256, size \
+            and the bytes, base64, inside the file; with --media-folder the bytes go into that folder instead, as \
+            <sha256>.<ext>). Described by Schemas/sampledeck.schema.json (format version 2). Exporting, importing into a \
+            new deck and exporting again gives the same bytes.
 
             apkg: a legacy Anki package that current Anki imports. Card kinds map to Anki's stock note types:
 
@@ -53,18 +56,26 @@ struct ExportCommand: ParsableCommand {
             none), media under their original names, a scheduled card as a review card with its history, and a card \
             that came from Anki keeps its note GUID.
 
-            html: one self-contained page to read or print: all card text escaped, media inlined as data: URLs.
+            html: one page a browser opens, every card as Anki shows it: question and answer rendered through the note \
+            type's templates and CSS (fields, filters, cloze, special fields), media inline as data: URLs, or with \
+            --media-folder in that folder under the names cards use (the page refers to it relative to itself). The \
+            page runs no script and loads nothing from elsewhere.
             """,
         examples: [
             .init("Export a deck for Anki.", command: "deck export French.sampledeck -o French.apkg"),
             .init("Print a deck as JSON.", command: "deck export French.sampledeck -o - --format json"),
+            .init("A page of the cards with their media in a folder beside it.",
+                  command: "deck export French.sampledeck -o French.html --media-folder French-media"),
         ])
 
     @Argument(help: ArgumentHelp("The deck to export.", valueName: "deck")) var deck: String
     @Option(name: .customShort("o"), help: ArgumentHelp("The file to write: '-' or /dev/stdout for standard output; a device or named pipe (/dev/null) is written in place.", valueName: "file"))
     var outputFile: String
     @Option(help: "The output format (default: from the output's extension).") var format: Format?
-    @Flag(name: .customLong("embed-media"), help: "JSON: include the media files' bytes (base64).") var embedMedia = false
+    @Option(name: .customLong("media-folder"), help: ArgumentHelp(
+        "JSON, HTML: write media files into this folder instead of inside the file.", valueName: "dir"))
+    var mediaFolder: String?
+    @Flag(name: .customLong("embed-media"), help: "JSON: media inside the file (the default; accepted for older scripts).") var embedMedia = false
     @Flag(help: "Replace the output file if it exists (atomically: the old one stays whole until the new one is).") var force = false
     @OptionGroup var output: OutputOptions
 
@@ -72,6 +83,10 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         let format = try resolvedFormat()
+        if mediaFolder != nil, format != .json, format != .html {
+            throw ValidationError("--media-folder applies to json and html exports only")
+        }
+        if mediaFolder != nil, embedMedia { throw ValidationError("--media-folder and --embed-media exclude each other") }
         if OutputTarget.resolve(outputFile) != .file(outputFile), format.isBinary, OutputTarget.resolve(outputFile).isTerminal {
             throw ValidationError("refusing to write a binary \(format.rawValue) package to a terminal; redirect standard output or give -o <file>")
         }
@@ -110,7 +125,8 @@ struct ExportCommand: ParsableCommand {
             defer { spool.remove() }
             let file = spool.url.appendingPathComponent("deck.\(format.rawValue)")
             try ErrorMapping.run(path: deck) {
-                try DeckInterchange.export(store.document, format: format, to: file, embedsMedia: embedMedia)
+                try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             }
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
                 throw CommandFailure(.ioError, path: file.path, reason: "cannot read back the export")
@@ -129,13 +145,15 @@ struct ExportCommand: ParsableCommand {
         if case .stream(let path) = target {
             try OutputTarget.spool(to: path, name: "deck.\(format.rawValue)") { file in
                 try ErrorMapping.run(path: deck) {
-                    try DeckInterchange.export(store.document, format: format, to: file, embedsMedia: embedMedia)
+                    try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
                 }
             }
         } else {
             try OutputTarget.writeFile(outputFile, force: force) { url in
                 try ErrorMapping.run(path: outputFile) {
-                    try DeckInterchange.export(store.document, format: format, to: url, embedsMedia: embedMedia)
+                    try DeckInterchange.export(store.document, format: format, to: url, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
+                                           pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent())
                 }
             }
         }

@@ -29,7 +29,9 @@ struct ImportCommand: ParsableCommand {
         abstract: "Add the cards of CSV, TSV, JSON or Anki files to a deck.",
         discussion: """
             The format is taken from --format, else from the file's extension (.csv, .tsv or .txt, .json, .apkg, \
-            .colpkg), else CSV/TSV with the separator guessed. '-' reads standard input.
+            .colpkg), else from the file's first bytes: a JSON object, a zip holding an Anki collection, or text (CSV/TSV \
+            with the separator guessed). '-' reads standard input, told the same way. Anything else (a .sampledeck \
+            archive, an SQLite file, other binary data) is refused with exit status 65, naming what it looks like.
 
             CSV and TSV, as Anki writes them or as a spreadsheet saves them: Anki's header lines (#separator:, #html:, \
             #tags:, #columns:, #notetype:, #deck:, #guid column:, #tags column:, #notetype column:, #deck column:) are \
@@ -50,8 +52,12 @@ struct ImportCommand: ParsableCommand {
             to which field, the first rows and the counts) and writes nothing. All CSV and TSV files of one command are \
             added first, in one transaction: on an error none of them is added.
 
-            JSON: a file written by 'deck export --format json' (see Schemas/sampledeck.schema.json); media come from \
-            the file itself or from a Media folder beside it. With --create the new deck takes the file's title.
+            JSON: a file written by 'deck export --format json' (see Schemas/sampledeck.schema.json). Into a deck without \
+            notes (a new one) it is restored whole: note types, decks, presets, notes, cards, reviews, tags and media \
+            with their ids and every value, so exporting again gives the same file. Into a deck with notes it is merged: \
+            note types, decks and presets of the same name are reused (a note type only when its fields are the same), \
+            notes whose GUID is in the deck are skipped. Media come from the file itself, else from --media-folder, a \
+            Media folder beside the file, or the file's folder. With --create the new deck takes the file's title.
 
             Anki packages (.apkg, .colpkg; Anki 2.0 to current): each note becomes one card, with its tags, its deck \
             as the card's deck path (Parent::Child), its media (stored by content hash), the scheduling of its first \
@@ -82,6 +88,9 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The files to import ('-' for standard input).", valueName: "file")) var files: [String]
     @Option(help: "The format of the files (default: from the file name, else CSV/TSV guessed).") var format: Format?
     @Flag(help: "Create the deck when it does not exist.") var create = false
+    @Option(name: .customLong("media-folder"), help: ArgumentHelp(
+        "JSON: the folder holding the media files the file lists without their bytes ('deck export --media-folder').", valueName: "dir"))
+    var mediaFolder: String?
     @OptionGroup var text: TextImportOptions
     @Flag(name: .customLong("dry-run"), help: "CSV/TSV: show how each file would be read and what would be imported; write nothing.")
     var dryRun = false
@@ -90,13 +99,22 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var waiting: WaitOptions
 
+    /// What was told from the inputs' bytes (files without a known extension, standard input).
+    struct ToldInputs {
+        var formats: [String: InterchangeFormat] = [:]
+        /// Standard input copied to a file, when it was read to be told.
+        var standardInputCopy: URL?
+    }
+
     init() {}
 
-    func validate() throws {
+    func validate() throws { try validate(ToldInputs()) }
+
+    func validate(_ told: ToldInputs) throws {
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
-        let others = files.filter { !isText($0) }
+        let others = files.filter { !isText($0, told) }
         if let other = others.first, dryRun {
-            throw ValidationError("--dry-run reads CSV and TSV files only ('\(other)' is \(format(of: other)?.rawValue ?? "not one"))")
+            throw ValidationError("--dry-run reads CSV and TSV files only ('\(other)' is \(format(of: other, told)?.rawValue ?? "not one"))")
         }
         if text.isAnyGiven, !others.isEmpty, others.count == files.count {
             throw ValidationError("the CSV/TSV options (--separator, --columns, …) do not apply to '\(others[0])'")
@@ -104,11 +122,12 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// Whether a file is read as CSV or TSV.
-    func isText(_ file: String) -> Bool { [nil, .csv, .tsv].contains(format(of: file)) }
+    func isText(_ file: String, _ told: ToldInputs = ToldInputs()) -> Bool { [nil, .csv, .tsv].contains(format(of: file, told)) }
 
     /// The format of one file, or nil for CSV/TSV with the separator guessed.
-    func format(of file: String) -> InterchangeFormat? {
+    func format(of file: String, _ told: ToldInputs = ToldInputs()) -> InterchangeFormat? {
         if let format { return format.interchangeFormat }
+        if let found = told.formats[file] { return found }
         guard file != "-", let inferred = InterchangeFormat(inferringFrom: file), inferred.isImportable else { return nil }
         return inferred
     }
@@ -125,13 +144,35 @@ struct ImportCommand: ParsableCommand {
             try preview()
             return
         }
+        var told = ToldInputs()
+        var spool: StagingDirectory?
+        defer { spool?.remove() }
+        if format == nil {
+            // Told from their bytes: standard input (copied first) and files without a known extension.
+            for file in files {
+                let url: URL
+                if file == "-" {
+                    let folder = try Self.spoolFolder()
+                    spool = folder
+                    url = try Self.copyStandardInput(into: folder)
+                    told.standardInputCopy = url
+                } else if InterchangeFormat(inferringFrom: file)?.isImportable == true {
+                    continue
+                } else {
+                    url = URL(fileURLWithPath: file)
+                }
+                let found = try ErrorMapping.run(path: file) { try InterchangeFormat.sniffImport(at: url, label: file) }
+                if let found { told.formats[file] = found }
+            }
+            try validate(told)
+        }
         OutputPath.sweepLeftovers(beside: create ? [deck] : [])
         let created = create && !FileManager.default.fileExists(atPath: deck)
         let store: OpenDeck = created
             ? try OpenDeck.create(at: deck, title: ((deck as NSString).lastPathComponent as NSString).deletingPathExtension)
             : try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
         do {
-            let (summary, textRows) = try importAll(into: store.document, adoptsTitle: created)
+            let (summary, textRows) = try importAll(into: store.document, adoptsTitle: created, told: told)
             report(summary, textRows: textRows, notes: try store.noteCount(), cards: try store.cardCount())
         } catch {
             store.document.discardChanges()
@@ -144,7 +185,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// Imports every file; returns the summary and what the CSV and TSV files skipped or cut.
-    private func importAll(into document: DeckDocument, adoptsTitle: Bool) throws -> (ImportSummary, TextRowCounts) {
+    private func importAll(into document: DeckDocument, adoptsTitle: Bool, told: ToldInputs) throws -> (ImportSummary, TextRowCounts) {
         var total = ImportSummary()
         var textRows = TextRowCounts()
         let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber)?.intValue ?? 0 }
@@ -153,7 +194,7 @@ struct ImportCommand: ParsableCommand {
         defer { progress.finish() }
         var completed = 0
         // CSV and TSV files first, all in one transaction.
-        let textFiles = files.indices.filter { isText(files[$0]) }
+        let textFiles = files.indices.filter { isText(files[$0], told) }
         if !textFiles.isEmpty {
             var textReport = DeckTextImporter.Report()
             var diagnostics: [(file: String, TextImportDiagnostics)] = []
@@ -161,12 +202,13 @@ struct ImportCommand: ParsableCommand {
                 try document.bulkImport { session in
                     for index in textFiles {
                         let file = files[index]
-                        let settings = text.settings(format: format(of: file), file: file)
+                        let settings = text.settings(format: format(of: file, told), file: file)
                         let offset = completed
                         let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
                         try ErrorMapping.run(path: file) {
-                            var reader = file == "-" ? TextImportReader.standardInput(settings: settings)
-                                                     : try TextImportReader(url: URL(fileURLWithPath: file), settings: settings)
+                            var reader = file == "-" && told.standardInputCopy == nil ? TextImportReader.standardInput(settings: settings)
+                                : try TextImportReader(url: file == "-" ? told.standardInputCopy ?? URL(fileURLWithPath: file) : URL(fileURLWithPath: file),
+                                                       settings: settings)
                             do {
                                 try importer.add(from: &reader, to: session, report: &textReport)
                             } catch let error where error is PersistenceError || error is DeckError {
@@ -190,10 +232,11 @@ struct ImportCommand: ParsableCommand {
         }
         // Then each JSON file and Anki package in a transaction of its own.
         for (index, file) in files.enumerated() {
-            guard let format = format(of: file), format != .csv, format != .tsv else { continue }
+            guard let format = format(of: file, told), format != .csv, format != .tsv else { continue }
             let summary = try ErrorMapping.run(path: file) {
-                try withFile(file, format: format) { url in
-                    try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle)
+                try withFile(file, format: format, standardInputCopy: told.standardInputCopy) { url in
+                    try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle,
+                                                   mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) })
                 }
             }
             total.cardsAdded += summary.cardsAdded
@@ -210,8 +253,9 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// Runs `body` with the file's URL; standard input is first copied to a temporary file.
-    private func withFile<T>(_ file: String, format: InterchangeFormat, _ body: (URL) throws -> T) throws -> T {
+    private func withFile<T>(_ file: String, format: InterchangeFormat, standardInputCopy: URL?, _ body: (URL) throws -> T) throws -> T {
         guard file == "-" else { return try body(URL(fileURLWithPath: file)) }
+        if let standardInputCopy { return try body(standardInputCopy) }
         // A private folder of TMPDIR, removed when done and on SIGINT, SIGTERM and SIGHUP.
         let folder: StagingDirectory
         do {
@@ -232,6 +276,31 @@ struct ImportCommand: ParsableCommand {
             throw CommandFailure(.ioError, path: "-", reason: "cannot read standard input (\(error.localizedDescription))")
         }
         return try body(copy)
+    }
+
+    /// A private folder of TMPDIR for standard input's copy (removed when done and on SIGINT, SIGTERM and SIGHUP).
+    static func spoolFolder() throws -> StagingDirectory {
+        do {
+            return try StagingDirectory(in: Leftovers.temporaryDirectory, for: "deck-import")
+        } catch {
+            throw CommandFailure(.ioError, path: error.path, reason: error.reason)
+        }
+    }
+
+    /// Copies standard input into `folder`; returns the copy.
+    static func copyStandardInput(into folder: StagingDirectory) throws -> URL {
+        let copy = folder.url.appendingPathComponent("stdin")
+        FileManager.default.createFile(atPath: copy.path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: copy.path) else {
+            throw CommandFailure(.ioError, path: copy.path, reason: "cannot create a temporary file")
+        }
+        do {
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { try handle.write(contentsOf: chunk) }
+            try handle.close()
+        } catch {
+            throw CommandFailure(.ioError, path: "-", reason: "cannot read standard input (\(error.localizedDescription))")
+        }
+        return copy
     }
 
     private func report(_ summary: ImportSummary, textRows: TextRowCounts, notes: Int, cards: Int) {

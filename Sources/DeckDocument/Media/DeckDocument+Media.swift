@@ -82,7 +82,7 @@ extension DeckDocument {
     }
 
     /// Writes a new media file into `Media/` (nothing when a file of that name, hence those bytes, is there).
-    private func writeMediaFile(_ data: Data, fileName: String) throws {
+    func writeMediaFile(_ data: Data, fileName: String) throws {
         let target = mediaURL.appendingPathComponent(fileName)
         // Media/ must be a real folder (a link would make us write where it points), and a
         // file already there a regular one.

@@ -59,8 +59,6 @@ public struct DeckConverter: Sendable {
     public var outputDirectory: URL?
     /// How many inputs are converted at once (at least 1).
     public var jobs: Int
-    /// For JSON outputs: embed media bytes.
-    public var embedsMedia: Bool
     /// What to do when an output already exists.
     public var existing: ExistingOutput
 
@@ -76,11 +74,10 @@ public struct DeckConverter: Sendable {
 
     /// Creates a converter.
     public init(target: InterchangeFormat, outputDirectory: URL? = nil, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                embedsMedia: Bool = false, existing: ExistingOutput = .fail) {
+                existing: ExistingOutput = .fail) {
         self.target = target
         self.outputDirectory = outputDirectory
         self.jobs = max(1, jobs)
-        self.embedsMedia = embedsMedia
         self.existing = existing
     }
 
@@ -295,7 +292,7 @@ public struct DeckConverter: Sendable {
         case .zip:
             try document.archive(to: staged, format: .zip)
         default:
-            try DeckInterchange.export(document, format: target, to: staged, embedsMedia: embedsMedia)
+            try DeckInterchange.export(document, format: target, to: staged)
         }
         try publish(staged, at: output, staging: staging)
         return cards

@@ -32,12 +32,14 @@ public struct ImportSummary: Sendable, Hashable, Codable {
 public enum DeckInterchange {
     /// Imports `url` (a file in `format`) into `document` and saves; all or nothing.
     ///
-    /// - Parameter adoptsTitle: for JSON, take the file's title and description (new decks).
+    /// - Parameters:
+    ///   - adoptsTitle: for JSON, take the file's title and description (new decks).
+    ///   - mediaFolder: for JSON, where media files without `data` are looked for first.
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be imported;
     ///   the format's error (`CSVError`, `AnkiError`, ``InterchangeError``); the store's error.
     @discardableResult
     public static func importFile(at url: URL, format: InterchangeFormat, into document: DeckDocument,
-                                  adoptsTitle: Bool = false, progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
+                                  adoptsTitle: Bool = false, mediaFolder: URL? = nil, progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
         var summary = ImportSummary()
         switch format {
         case .csv, .tsv:
@@ -46,7 +48,7 @@ public enum DeckInterchange {
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
         case .json:
-            let report = try DeckJSONImporter(adoptsTitle: adoptsTitle).importFile(at: url, into: document)
+            let report = try DeckJSONImporter(adoptsTitle: adoptsTitle, mediaFolder: mediaFolder).importFile(at: url, into: document)
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
             summary.mediaFiles = report.mediaFiles
@@ -74,17 +76,19 @@ public enum DeckInterchange {
 
     /// Exports the saved cards of `document` to `url` in `format`; the file appears only when complete.
     ///
-    /// - Parameter embedsMedia: for JSON, include media bytes (base64).
+    /// - Parameter mediaFolder: for JSON and HTML, write media files into this folder instead
+    ///   of inside the file (JSON: `<sha256>.<ext>`; HTML: under the names cards use, the page
+    ///   referring to them relative to itself, that is to `pageFolder`, by default the folder of `url`).
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be exported; the
     ///   format's error; the store's error.
-    public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, embedsMedia: Bool = false) throws {
+    public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, mediaFolder: URL? = nil, pageFolder: URL? = nil) throws {
         switch format {
         case .csv: try DeckTextExporter(separator: .comma).export(document, to: url)
         case .tsv: try DeckTextExporter(separator: .tab).export(document, to: url)
-        case .json: try DeckJSONExporter(embedsMedia: embedsMedia).export(document, to: url)
+        case .json: try DeckJSONExporter(media: mediaFolder.map { .folder($0) } ?? .embedded).export(document, to: url)
         case .apkg:
             do { try AnkiExporter().export(document, to: url) } catch let error as AnkiError { throw InterchangeError(anki: error) }
-        case .html: try DeckHTMLExporter().export(document, to: url)
+        case .html: try DeckHTMLExporter(mediaFolder: mediaFolder, pageFolder: pageFolder).export(document, to: url)
         case .sampledeck, .zip, .colpkg:
             throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg or html)")
         }

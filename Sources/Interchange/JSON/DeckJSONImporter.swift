@@ -4,14 +4,20 @@ import Foundation
 
 /// Imports a JSON export (see ``DeckJSONExporter``) into a deck.
 ///
-/// Cards are added in the file's order with their dates, scheduling, tags, media and review
-/// history; a card whose `ankiGUID` is already in the deck is skipped. Media come from the
-/// embedded `data` when present, else from the file named `fileName` in a `Media` folder
-/// beside the JSON file (or beside it directly); their SHA-256 is checked. Media that can't be
-/// found are counted in ``Report/missingMedia`` and left out.
+/// Format version 2 (lossless): the file is restored with ``DeckDocument/restore(_:notes:mediaData:adoptsTitle:)``:
+/// into a deck without notes with every id and value (export, import, export gives the same
+/// bytes), into a deck with notes as a merge that skips notes whose GUID is there. Format
+/// version 1 (cards of the first format): cards are added in the file's order with their dates,
+/// scheduling, tags, media and review history; a card whose `ankiGUID` is already in the deck
+/// is skipped. Media come from the embedded `data` when present, else from the file named
+/// `fileName` in ``mediaFolder``, a `Media` folder beside the JSON file, or beside it directly;
+/// their SHA-256 is checked. Media that can't be found are counted in ``Report/missingMedia``
+/// and left out.
 public struct DeckJSONImporter: Sendable {
     /// Whether the deck takes the title and description of the file (for a new deck).
     public var adoptsTitle: Bool
+    /// Where media files without `data` are looked for first (`deck export --media-folder`).
+    public var mediaFolder: URL?
 
     /// What an import did.
     public struct Report: Sendable, Hashable, Codable {
@@ -30,8 +36,14 @@ public struct DeckJSONImporter: Sendable {
     }
 
     /// Creates an importer.
-    public init(adoptsTitle: Bool = false) {
+    public init(adoptsTitle: Bool = false, mediaFolder: URL? = nil) {
         self.adoptsTitle = adoptsTitle
+        self.mediaFolder = mediaFolder
+    }
+
+    struct Header: Decodable {
+        var format: String
+        var formatVersion: Int
     }
 
     struct File: Decodable {
@@ -77,6 +89,57 @@ public struct DeckJSONImporter: Sendable {
         var cards: [Card]
     }
 
+    /// Format version 2: ``DeckContents`` and the notes, as ``DeckJSONExporter`` writes them.
+    struct FileV2: Decodable {
+        struct Media: Decodable {
+            var fileName: String
+            var sha256: String
+            var sha1: String
+            var mime: String
+            var size: Int
+            var names: [String]
+            var data: String?
+            var record: MediaRecord { MediaRecord(fileName: fileName, sha256: sha256, sha1: sha1, mime: mime, size: size, names: names) }
+        }
+        /// Fields by name (an object) or in order (an array, for note types whose names repeat).
+        enum Fields: Decodable {
+            case named([String: String])
+            case ordered([String])
+            init(from decoder: Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let values = try? container.decode([String].self) { self = .ordered(values) }
+                else { self = .named(try container.decode([String: String].self)) }
+            }
+        }
+        struct Note: Decodable {
+            var id: Int64
+            var guid: String
+            var noteType: Int64
+            var fields: Fields
+            var sortText: String
+            var created: Double
+            var modified: Double
+            var ankiID: Int64?
+            var tags: [String]
+            var media: [String]
+            var cards: [CardRecord]
+        }
+        var format: String
+        var formatVersion: Int
+        var title: String
+        var description: String
+        var dayZero: Int64
+        var dayStartsAt: Int
+        var ankiConfig: String
+        var presets: [PresetRecord]
+        var decks: [DeckRecord]
+        var noteTypes: [NoteTypeRecord]
+        var tags: [TagRecord]
+        var media: [Media]
+        var detachedReviews: [ReviewRecord]
+        var notes: [Note]
+    }
+
     /// Imports the file at `url` into `document` and saves it.
     /// - Throws: ``InterchangeError`` `missing`, `malformed` (not JSON, a wrong type, a bad date,
     ///   an unknown format or newer version, a media hash that doesn't match) — nothing is added
@@ -96,21 +159,28 @@ public struct DeckJSONImporter: Sendable {
     /// - Throws: as ``importFile(at:into:)``.
     @discardableResult
     public func importData(_ data: Data, path: String, mediaFolder: URL?, into document: DeckDocument) throws -> Report {
-        let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: data)
-        } catch let error as DecodingError {
-            throw InterchangeError(.malformed, path: path, reason: Self.describe(error))
-        } catch {
-            throw InterchangeError(.malformed, path: path, reason: "not JSON")
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            do {
+                return try JSONDecoder().decode(T.self, from: data)
+            } catch let error as DecodingError {
+                throw InterchangeError(.malformed, path: path, reason: Self.describe(error))
+            } catch {
+                throw InterchangeError(.malformed, path: path, reason: "not JSON")
+            }
         }
-        guard file.format == DeckJSONExporter.formatName else {
-            throw InterchangeError(.malformed, path: path, reason: "not a SampleDeck JSON export (format \"\(file.format)\")")
+        let header = try decode(Header.self)
+        guard header.format == DeckJSONExporter.formatName else {
+            throw InterchangeError(.malformed, path: path, reason: "not a SampleDeck JSON export (format \"\(header.format)\")")
         }
-        guard file.formatVersion <= DeckJSONExporter.formatVersion, file.formatVersion >= 1 else {
+        guard header.formatVersion <= DeckJSONExporter.formatVersion, header.formatVersion >= 1 else {
             throw InterchangeError(.malformed, path: path, reason:
-                "format version \(file.formatVersion) is newer than this program reads (\(DeckJSONExporter.formatVersion)); update SampleDeck")
+                "format version \(header.formatVersion) is newer than this program reads (\(DeckJSONExporter.formatVersion)); update SampleDeck")
         }
+        let folders = [self.mediaFolder, mediaFolder.map { $0.appendingPathComponent(DeckDocument.mediaFolderName) }, mediaFolder].compactMap { $0 }
+        if header.formatVersion == 2 {
+            return try importVersion2(decode(FileV2.self), path: path, folders: folders, into: document)
+        }
+        let file = try decode(File.self)
         func date(_ text: String, _ what: String) throws -> Date {
             guard let value = TimestampFormat.date(from: text) else {
                 throw InterchangeError(.malformed, path: path, reason: "\(what): \"\(text)\" is not an ISO 8601 UTC date")
@@ -141,7 +211,7 @@ public struct DeckJSONImporter: Sendable {
         }
 
         do {
-            return try apply(file, cards: cards, path: path, mediaFolder: mediaFolder, into: document)
+            return try apply(file, cards: cards, path: path, folders: folders, into: document)
         } catch {
             document.discardChanges()
             throw error
@@ -149,7 +219,7 @@ public struct DeckJSONImporter: Sendable {
     }
 
     private func apply(_ file: File, cards: [(File.Card, created: Date, modified: Date, due: Date?, reviews: [Date])],
-                       path: String, mediaFolder: URL?, into document: DeckDocument) throws -> Report {
+                       path: String, folders: [URL], into document: DeckDocument) throws -> Report {
         var report = Report()
         if adoptsTitle {
             try document.setTitle(file.title)
@@ -164,19 +234,8 @@ public struct DeckJSONImporter: Sendable {
                     throw InterchangeError(.malformed, path: path, reason: "media \"\(item.fileName)\": data is not base64")
                 }
                 bytes = decoded
-            } else if let mediaFolder, !item.fileName.contains("/"), item.fileName != "..", item.fileName != "." {
-                for candidate in [mediaFolder.appendingPathComponent(DeckDocument.mediaFolderName).appendingPathComponent(item.fileName),
-                                  mediaFolder.appendingPathComponent(item.fileName)] {
-                    // A regular file only, never through a link, never a FIFO (which would block).
-                    do {
-                        bytes = try UntrustedFile.read(candidate.path)
-                        break
-                    } catch {
-                        if case .missing = error.kind { continue }
-                        throw InterchangeError(error.isWrongType ? .malformed : .io, path: candidate.path,
-                                               reason: "media \"\(item.fileName)\": \(error.reason)")
-                    }
-                }
+            } else {
+                bytes = try Self.readMediaFile(item.fileName, in: folders)
             }
             guard let bytes else {
                 report.missingMedia += 1
@@ -216,6 +275,79 @@ public struct DeckJSONImporter: Sendable {
             report.cardsAdded += 1
         }
         }
+        return report
+    }
+
+    /// The bytes of a media file named `fileName` in the first of `folders` that has it.
+    static func readMediaFile(_ fileName: String, in folders: [URL]) throws -> Data? {
+        guard !fileName.contains("/"), fileName != "..", fileName != ".", !fileName.isEmpty else { return nil }
+        for folder in folders {
+            let candidate = folder.appendingPathComponent(fileName)
+            // A regular file only, never through a link, never a FIFO (which would block).
+            do {
+                return try UntrustedFile.read(candidate.path)
+            } catch {
+                if case .missing = error.kind { continue }
+                throw InterchangeError(error.isWrongType ? .malformed : .io, path: candidate.path,
+                                       reason: "media \"\(fileName)\": \(error.reason)")
+            }
+        }
+        return nil
+    }
+
+    private func importVersion2(_ file: FileV2, path: String, folders: [URL], into document: DeckDocument) throws -> Report {
+        let contents = DeckContents(
+            title: file.title, description: file.description, dayZero: file.dayZero, dayStartsAt: file.dayStartsAt,
+            ankiConfig: file.ankiConfig, presets: file.presets, decks: file.decks, noteTypes: file.noteTypes, tags: file.tags,
+            media: file.media.map(\.record), detachedReviews: file.detachedReviews)
+        let types = Dictionary(file.noteTypes.map { ($0.id, $0.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name)) },
+                               uniquingKeysWith: { first, _ in first })
+        var notes: [NoteRecord] = []
+        notes.reserveCapacity(file.notes.count)
+        for note in file.notes {
+            let values: [String]
+            switch note.fields {
+            case .ordered(let ordered):
+                values = ordered
+            case .named(let named):
+                guard let names = types[note.noteType] else {
+                    throw InterchangeError(.malformed, path: path, reason: "note \(note.id): note type \(note.noteType) is not in the file")
+                }
+                if let extra = named.keys.sorted().first(where: { !names.contains($0) }) {
+                    throw InterchangeError(.malformed, path: path, reason: "note \(note.id): its note type has no field \"\(extra)\"")
+                }
+                values = try names.map { name in
+                    guard let value = named[name] else {
+                        throw InterchangeError(.malformed, path: path, reason: "note \(note.id): missing field \"\(name)\"")
+                    }
+                    return value
+                }
+            }
+            notes.append(NoteRecord(id: note.id, guid: note.guid, noteType: note.noteType, fields: values, sortText: note.sortText,
+                                    created: note.created, modified: note.modified, ankiID: note.ankiID, tags: note.tags,
+                                    media: note.media, cards: note.cards))
+        }
+        let embedded = Dictionary(file.media.compactMap { item in item.data.map { (item.fileName, $0) } }, uniquingKeysWith: { first, _ in first })
+        let restored: RestoreReport
+        do {
+            restored = try document.restore(contents, notes: notes, mediaData: { item in
+                if let encoded = embedded[item.fileName] {
+                    guard let decoded = Data(base64Encoded: encoded) else {
+                        throw InterchangeError(.malformed, path: path, reason: "media \"\(item.fileName)\": data is not base64")
+                    }
+                    return decoded
+                }
+                return try Self.readMediaFile(item.fileName, in: folders)
+            }, adoptsTitle: adoptsTitle)
+        } catch let error as RestoreInputError {
+            throw InterchangeError(.malformed, path: path, reason: error.message)
+        }
+        var report = Report()
+        report.cardsAdded = restored.notesAdded
+        report.duplicatesSkipped = restored.duplicatesSkipped
+        report.mediaFiles = restored.mediaFiles
+        report.missingMedia = restored.missingMedia
+        report.reviews = restored.reviews
         return report
     }
 
