@@ -97,9 +97,13 @@ struct ExtremeValueTests {
             #expect(!run.signaled && run.status == 0, "import \(file): \(run)")
         }
         let exported = try String(contentsOf: workspace.work.appendingPathComponent("out/x.json"), encoding: .utf8)
-        #expect(exported.contains("0001-01-01T00:00:00.000Z") && exported.contains("9999-12-31T23:59:59.999Z"))
+        // Dates as Unix seconds, exactly as stored (0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z).
+        #expect(exported.contains("-62135596800") && exported.contains("253402300799.999"))
         let reexported = try workspace.run(["export", "J.sampledeck", "-o", "out/j.json", "--format", "json"])
         #expect(reexported.status == 0, "\(reexported)")
+        // Restored whole into the new deck: the same file again.
+        let again = try String(contentsOf: workspace.work.appendingPathComponent("out/j.json"), encoding: .utf8)
+        #expect(again == exported)
         // The largest card id leaves no key for a new card: refused, not an overflow trap.
         let add = try workspace.run(["add", "X.sampledeck", "--front", "new", "--back", "card"])
         #expect(!add.signaled && add.status == 65 && add.hasOneClearErrorLine, "\(add)")
