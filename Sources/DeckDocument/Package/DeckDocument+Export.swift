@@ -25,7 +25,10 @@ struct CheckedRow {
         return value == 1
     }
     func double(_ index: Int32) throws -> Double {
-        guard statement.isNumber(at: index), statement.double(at: index).isFinite else { throw fail(index, "a finite number") }
+        guard statement.isNumber(at: index) else { throw fail(index, "a number") }
+        guard statement.double(at: index).isFinite else {
+            throw DeckError(path: path, reason: "\(table).\(statement.columnName(at: index)) of \(table.lowercased()) \(key) is out of range", kind: .corrupt)
+        }
         return statement.double(at: index)
     }
     func optionalDouble(_ index: Int32) throws -> Double? { statement.isNull(at: index) ? nil : try double(index) }
