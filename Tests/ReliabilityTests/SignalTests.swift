@@ -62,7 +62,7 @@ struct SignalTests {
             switch command {
             case "export":
                 let object = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent(output))) as? [String: Any]
-                #expect((object?["cards"] as? [Any])?.count == 300, "round \(round): the output is whole")
+                #expect((object?["notes"] as? [Any])?.count == 300, "round \(round): the output is whole")
             case "archive":
                 #expect(try scratch.run("info", "out-\(round)/D.zip").status == 0, "round \(round): the archive is whole")
             default:

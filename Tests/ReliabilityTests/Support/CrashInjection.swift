@@ -297,7 +297,7 @@ struct CrashInjection {
         let output = folder.appendingPathComponent("out/cards.json")
         if let data = try? Data(contentsOf: output) {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let cards = (object?["cards"] as? [Any])?.count
+            let cards = (object?["notes"] as? [Any])?.count  // one Basic note, one card each
             if cards != Self.importRows {
                 report.failures.append("convert-\(n) (killed=\(result.signaled)): partial output at the destination (\(cards.map(String.init) ?? "unreadable") cards)")
             }

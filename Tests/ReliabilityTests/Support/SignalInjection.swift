@@ -305,7 +305,7 @@ struct SignalInjection {
         switch operation {
         case .exportJSON:
             let object = try? JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-            let cards = (object?["cards"] as? [Any])?.count
+            let cards = (object?["notes"] as? [Any])?.count  // one Basic note, one card each
             return cards == Self.cards ? nil : "\(cards.map(String.init) ?? "no") cards"
         case .exportApkg:
             // A complete zip ends with its end-of-central-directory record.
