@@ -20,14 +20,15 @@
 /// Each attribute lives in a private backing property (`_front`), which the context reads and
 /// writes in place; the public property observes reads and changes. See
 /// `docs/PERSISTENCE.md`, "Porting from SwiftData", for what differs.
-@attached(member, names: named(schemaMetadata), named(_$schemaMetadata), named(persistentBackingData), named(init))
+// The member role's `arbitrary` covers the backing storage (`_front` for `front`).
+@attached(member, names: named(schemaMetadata), named(_$schemaMetadata), named(persistentBackingData), named(init), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "PersistenceMacrosPlugin", type: "ModelMacro")
 
-/// Put on each stored property by ``Model()``: the accessors and the backing storage.
+/// Put on each stored property by ``Model()``: the accessors over the backing storage
+/// (which ``Model()`` declares).
 @attached(accessor, names: named(init), named(get), named(set))
-@attached(peer, names: prefixed(_))
 public macro _PersistedProperty() = #externalMacro(module: "PersistenceMacrosPlugin", type: "PersistedPropertyMacro")
 
 /// Options of a stored attribute: `.unique`, `.externalStorage`, `.ephemeral`,

@@ -5,6 +5,9 @@ import SwiftSyntaxMacros
 /// `@Attribute`, `@Relationship` and `@Transient` generate nothing themselves: `@Model`
 /// reads them from the property's syntax.
 public struct MarkerMacro: PeerMacro {
+    /// The expansion is empty: nothing to format.
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] { [] }
@@ -13,6 +16,8 @@ public struct MarkerMacro: PeerMacro {
 /// `#Unique<Model>([...], ...)` and `#Index<Model>([...], ...)` inside a model class: `@Model`
 /// turns them into schema lines; the expansion itself declares nothing.
 public struct ConstraintMacro: DeclarationMacro {
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {

@@ -7,16 +7,25 @@ import SwiftSyntaxMacros
 ///
 /// It marks each stored property `@_PersistedProperty` (accessors over backing storage or
 /// over the relationship machinery), and adds what a hand-written model spells out:
-/// `schemaMetadata` (one line per property, plus `#Unique` and `#Index` constraints),
-/// `persistentBackingData`, an empty `init()` the context makes rows with, and the
-/// `PersistentModel` and `Observable` conformances.
+/// the backing storage of each attribute (`_front`), `schemaMetadata` (one line per
+/// property, plus `#Unique` and `#Index` constraints), `persistentBackingData`, an empty
+/// `init()` the context makes rows with, and the `PersistentModel` and `Observable`
+/// conformances.
+///
+/// The storage comes from here rather than from a peer macro on each property: one plugin
+/// request and one expansion buffer per model instead of one per property, which is most
+/// of what a module of models costs to build beyond the same classes written by hand.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    /// The generated code is written already laid out; swift-syntax's formatter pass would
+    /// only cost plugin time.
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let model = ModelClass(declaration, attribute: node, context: context) else { return [] }
-        var members: [DeclSyntax] = []
+        var members: [DeclSyntax] = model.storageDeclarations()
         let lines = model.metadataLines(context: context)
         let type = "[Persistence.Schema.PropertyMetadata]"
         let body = lines.isEmpty ? "[]" : "[\n" + lines.map { "    \($0)," }.joined(separator: "\n") + "\n]"
@@ -127,6 +136,25 @@ struct ModelClass {
     }
 
     private var members: [DeclSyntax] { declaration.memberBlock.members.map(\.decl) }
+
+    /// The backing storage of every stored attribute, in declaration order.
+    func storageDeclarations() -> [DeclSyntax] {
+        members.compactMap { member in
+            guard let variable = member.as(VariableDeclSyntax.self) else { return nil }
+            return PropertyAnalysis.analyze(variable)?.storageDeclaration()
+        }
+    }
+
+    /// The root `@_PersistedProperty` writes in its key paths: the name of the class the
+    /// property belongs to, or nil for a generic class (whose key paths keep the inferred
+    /// root, since the macro doesn't know the class's arguments).
+    static func keyPathRoot(in context: some MacroExpansionContext) -> String? {
+        for syntax in context.lexicalContext {
+            guard let enclosing = syntax.as(ClassDeclSyntax.self) else { continue }
+            return enclosing.genericParameterClause == nil ? enclosing.name.text : nil
+        }
+        return nil
+    }
 
     func declares(_ property: String) -> Bool {
         members.contains { member in

@@ -2,17 +2,17 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// `@_PersistedProperty`, which `@Model` puts on each stored property: the accessors over
-/// the backing storage (or the relationship), and the storage itself as a peer.
-public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+/// the backing storage (or the relationship). The storage itself is declared by `@Model`
+/// with the class's other members, which saves the compiler one plugin request (and one
+/// expansion buffer) per property.
+public struct PersistedPropertyMacro: AccessorMacro {
+    /// The accessors are written already laid out; skipping swift-syntax's formatter pass
+    /// saves plugin time on every property of every model.
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        PropertyAnalysis.analyze(declaration)?.accessors() ?? []
-    }
-
-    public static func expansion(
-        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        PropertyAnalysis.analyze(declaration)?.storageDeclaration().map { [$0] } ?? []
+        PropertyAnalysis.analyze(declaration)?.accessors(root: ModelClass.keyPathRoot(in: context)) ?? []
     }
 }

@@ -80,20 +80,25 @@ struct PersistedProperty {
     }
 
     /// The schema line for `schemaMetadata` (nil for an ephemeral attribute).
+    ///
+    /// Each kind of attribute has a factory of its own name (`_$column`, `_$codable`, …), so
+    /// the type checker has one candidate to match; only a property whose type the macro
+    /// can't classify goes through the overloads of `persisted`.
     func metadataLine(className: String) -> String? {
         if isEphemeral { return nil }
         let keyPath = "\\\(className).\(name)"
+        let unwrapped = usesUnwrappedStorage ? "Unwrapped" : ""
         let storage = "\(usesUnwrappedStorage ? "unwrappedStorage" : "storage"): \\\(className)._\(name)"
         var options = ""
         if !attributeOptions.isEmpty { options += ", options: [\(attributeOptions.map { $0.trimmedDescription }.joined(separator: ", "))]" }
         if let originalName { options += ", originalName: \(originalName.trimmedDescription)" }
         if isTransformable {
             // Whatever the type: the transformer makes the stored Data.
-            return ".transformed(\"\(name)\", \(keyPath), \(storage)\(options))"
+            return "._$transformed\(unwrapped)(\"\(name)\", \(keyPath), \(storage)\(options))"
         }
         switch kind {
         case .attribute(let known):
-            return ".\(known.isColumnValue ? "attribute" : "codable")(\"\(name)\", \(keyPath), \(storage)\(options))"
+            return "._$\(known.isColumnValue ? "column" : "codable")\(unwrapped)(\"\(name)\", \(keyPath), \(storage)\(options))"
         case .undecided:
             return ".persisted(\"\(name)\", \(keyPath), \(storage)\(options))"
         case .relationship:
@@ -109,11 +114,16 @@ struct PersistedProperty {
         }
     }
 
-    /// The accessors of the public property.
-    func accessors() -> [AccessorDeclSyntax] {
-        let keyPath = "\\.\(name)"
+    /// The accessors of the public property. `root` is the class's name for key paths
+    /// written with their root (`\Card.front`: nothing for the type checker to infer); nil
+    /// for a generic class, whose key paths keep the inferred root (`\.front`).
+    func accessors(root: String?) -> [AccessorDeclSyntax] {
+        let keyPath = "\\\(root ?? "").\(name)"
         let storageName = "_\(name)"
         var result: [AccessorDeclSyntax] = []
+        // A transformable property is an attribute whatever its type: its accessors go
+        // straight to the storage, as a known type's do.
+        let kind = isTransformable ? .attribute(KnownType(isColumnValue: false, placeholder: nil)) : self.kind
         switch kind {
         case .relationship:
             if initializer != nil {
@@ -168,7 +178,7 @@ struct PersistedProperty {
                     """)
             }
             result.append("get { _$get\(raw: unwrapped)(\(raw: keyPath), \(raw: storageName)) }")
-            result.append("set { _$set\(raw: unwrapped)(\(raw: keyPath), newValue, storage: \\._\(raw: name)) }")
+            result.append("set { _$set\(raw: unwrapped)(\(raw: keyPath), newValue, storage: \\\(raw: root ?? "")._\(raw: name)) }")
         }
         return result
     }

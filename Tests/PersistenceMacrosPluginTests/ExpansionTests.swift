@@ -53,7 +53,7 @@ import Testing
         #expect(actual == expected, "expansion differs from Snapshots/\(name); RECORD_SNAPSHOTS=1 re-records it", sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: ["FinalClass", "Hierarchy", "Relationships", "Constraints"])
+    @Test(arguments: ["FinalClass", "Hierarchy", "Relationships", "Constraints", "Transformable"])
     func expansionMatchesSnapshot(name: String) throws {
         let source = try String(contentsOf: Self.snapshots.appendingPathComponent("\(name).swift.txt"), encoding: .utf8)
         let result = Self.expand(source)

@@ -57,7 +57,7 @@ extension Schema.PropertyMetadata {
     /// fetch and a save run per row and column (the hand-written model's factory has the
     /// same shape).
     @inlinable
-    public static func attribute<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+    public static func _$column<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
@@ -91,7 +91,7 @@ extension Schema.PropertyMetadata {
 
     /// An attribute of a `@Model` class kept in optional backing storage.
     @inlinable
-    public static func attribute<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+    public static func _$columnUnwrapped<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
@@ -105,7 +105,7 @@ extension Schema.PropertyMetadata {
 
     /// An enum attribute of a `@Model` class, stored as its raw value.
     @inlinable
-    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+    public static func _$rawValue<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self where V.RawValue: DatabaseValueConvertible {
@@ -118,7 +118,7 @@ extension Schema.PropertyMetadata {
 
     /// An optional enum attribute of a `@Model` class, stored as its raw value or NULL.
     @inlinable
-    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+    public static func _$optionalRawValue<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V?>, storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self where V.RawValue: DatabaseValueConvertible {
@@ -134,7 +134,7 @@ extension Schema.PropertyMetadata {
 
     /// A non-optional enum attribute of a `@Model` class kept in optional backing storage.
     @inlinable
-    public static func attribute<M: PersistentModel & Observable, V: RawRepresentable>(
+    public static func _$rawValueUnwrapped<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self where V.RawValue: DatabaseValueConvertible {
@@ -150,7 +150,7 @@ extension Schema.PropertyMetadata {
     /// A `Codable` attribute of a `@Model` class (a struct, an array, a dictionary), stored as
     /// JSON text with sorted keys.
     @inlinable
-    public static func codable<M: PersistentModel & Observable, V: Codable>(
+    public static func _$codable<M: PersistentModel & Observable, V: Codable>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
@@ -162,7 +162,7 @@ extension Schema.PropertyMetadata {
 
     /// A non-optional `Codable` attribute of a `@Model` class kept in optional backing storage.
     @inlinable
-    public static func codable<M: PersistentModel & Observable, V: Codable>(
+    public static func _$codableUnwrapped<M: PersistentModel & Observable, V: Codable>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self {
@@ -178,7 +178,7 @@ extension Schema.PropertyMetadata {
     /// A `@Attribute(.transformable(by:))` attribute of a `@Model` class, of any type: the
     /// option's ``ValueTransformer`` makes the `Data` stored in a BLOB column and reads it back.
     @inlinable
-    public static func transformed<M: PersistentModel & Observable, V>(
+    public static func _$transformed<M: PersistentModel & Observable, V>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option>, originalName: String? = nil
     ) -> Self {
@@ -191,7 +191,7 @@ extension Schema.PropertyMetadata {
 
     /// A non-optional transformable attribute of a `@Model` class kept in optional storage.
     @inlinable
-    public static func transformed<M: PersistentModel & Observable, V>(
+    public static func _$transformedUnwrapped<M: PersistentModel & Observable, V>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option>, originalName: String? = nil
     ) -> Self {
@@ -215,25 +215,25 @@ extension Schema.PropertyMetadata {
     public static func persisted<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+    ) -> Self { _$column(name, keyPath, storage: storage, options: options, originalName: originalName) }
 
     @inlinable
     public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self where V.RawValue: DatabaseValueConvertible { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+    ) -> Self where V.RawValue: DatabaseValueConvertible { _$rawValue(name, keyPath, storage: storage, options: options, originalName: originalName) }
 
     @inlinable
     public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V?>, storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self where V.RawValue: DatabaseValueConvertible { attribute(name, keyPath, storage: storage, options: options, originalName: originalName) }
+    ) -> Self where V.RawValue: DatabaseValueConvertible { _$optionalRawValue(name, keyPath, storage: storage, options: options, originalName: originalName) }
 
     @inlinable @_disfavoredOverload
     public static func persisted<M: PersistentModel & Observable, V: Codable>(
         _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self { codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
+    ) -> Self { _$codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
 
     /// An optional to-one relationship declared without `@Relationship`.
     public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
@@ -251,21 +251,21 @@ extension Schema.PropertyMetadata {
     public static func persisted<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self { attribute(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+    ) -> Self { _$columnUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
 
     @inlinable
     public static func persisted<M: PersistentModel & Observable, V: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self where V.RawValue: DatabaseValueConvertible {
-        attribute(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName)
+        _$rawValueUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName)
     }
 
     @inlinable @_disfavoredOverload
     public static func persisted<M: PersistentModel & Observable, V: Codable>(
         _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
-    ) -> Self { codable(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+    ) -> Self { _$codableUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
 
     /// A non-optional to-one relationship declared without `@Relationship`.
     public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
