@@ -115,7 +115,7 @@ let package = Package(
         // Anki packages (.apkg/.colpkg) read and written as plain values: legacy and anki21b.
         .target(name: "Anki", dependencies: ["SQLite", "Archive", "CZstd", "CZlib", "Digest", "FileSafety"]),
         // CSV/TSV, JSON, HTML and Anki mapping onto decks; batch conversion.
-        .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive", "FileSafety"]),
+        .target(name: "Interchange", dependencies: ["DeckDocument", "Anki", "Archive", "Digest", "FileSafety"]),
 
         // MARK: Command line
 

@@ -28,7 +28,7 @@ import Testing
         let collection = try AnkiCollection(url: url, label: "test")
         #expect(collection.schemaVersion == 11)
         #expect(collection.creationTime == 1_700_000_000)
-        #expect(collection.noteTypes == [basic, cloze])
+        #expect(collection.noteTypes.map(\.shape) == [basic, cloze])
         // The parent of "French::Verbs" is created, with a fresh id.
         #expect(Set(collection.decks.map(\.name)) == ["Default", "French", "French::Verbs"])
         #expect(collection.decks.first { $0.id == 10 }?.description == "<b>verbs</b>")

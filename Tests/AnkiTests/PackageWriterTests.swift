@@ -13,7 +13,7 @@ import Testing
         defer { reader.close() }
         #expect(reader.version == (format == .anki2 ? .legacy1 : .legacy2))
         #expect(reader.schemaVersion == 11)
-        #expect(Set(reader.noteTypes) == [SampleExport.basic, SampleExport.reversed, SampleExport.cloze, SampleExport.vocab])
+        #expect(Set(reader.noteTypes.map(\.shape)) == [SampleExport.basic, SampleExport.reversed, SampleExport.cloze, SampleExport.vocab])
         #expect(Set(reader.decks.map(\.name)) == ["Default", "Swift Export", "Swift Export::Verbs", "Languages",
                                                    "Languages::Japanese", "Languages::Japanese::Kana"])
         #expect(reader.deck(id: SampleExport.parent.id)?.description == SampleExport.parent.description)

@@ -61,3 +61,16 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
+
+extension AnkiNoteType {
+    /// The type without what a writer adds on its own (modification time, the options Anki
+    /// keeps that a value doesn't name), to compare what was written with what is read back.
+    var shape: AnkiNoteType {
+        var copy = self
+        copy.modified = 0
+        copy.options = "{}"
+        copy.fields = copy.fields.map { var field = $0; field.options = "{}"; return field }
+        copy.templates = copy.templates.map { var template = $0; template.options = "{}"; template.modified = 0; return template }
+        return copy
+    }
+}

@@ -12,10 +12,8 @@ import Testing
         let deck = try scratch.deck()
         let report = try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: deck)
         #expect(report.notesRead == 5)
-        #expect(report.cardsAdded == 5)
-        #expect(report.cardsByKind == ["basic": 3, "reversible": 1, "cloze": 1])
-        #expect(report.mappedAsOther == 1)
-        #expect(report.otherNoteTypes == ["Vocab (3 fields)"])
+        #expect(report.notesAdded == 5)
+        #expect(report.cardsAdded == 7, "both cards of the reversible and the cloze note")
         #expect(report.mediaFiles == 2)
         #expect(report.missingMedia == 0)
 
@@ -48,7 +46,10 @@ import Testing
 
         let maison = try #require(try deck.card(front: "maison"))
         #expect(maison.kind == .basic)
-        #expect(maison.back == "Meaning: house\nExample: La maison est grande.")
+        // A type of its own keeps its fields: no more "Name: value" lines on the back.
+        #expect(maison.back == "house")
+        let vocab = try #require(try deck.noteType(named: "Vocab (3 fields)"))
+        #expect(vocab.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name) == ["Word", "Meaning", "Example"])
         #expect(Set(maison.tags) == ["french", "nouns"])
         #expect(deck.check().isEmpty)
     }
@@ -109,20 +110,6 @@ import Testing
         try Data("not a zip".utf8).write(to: bad)
         #expect(throws: AnkiError.self) { try AnkiImporter().importPackage(at: bad, into: deck) }
         #expect(try deck.cardCount() == 0)
-    }
-
-    @Test func noteTypeMappingLooksAtStructure() {
-        #expect(AnkiNoteMapping(.basic(id: 1, name: "Einfach")).rule == .basic)
-        #expect(AnkiNoteMapping(.basicAndReversed(id: 2)).rule == .reversible)
-        #expect(AnkiNoteMapping(.cloze(id: 3, name: "Lückentext")).rule == .cloze)
-        let three = AnkiNoteType(id: 4, name: "Three", fields: [.init(name: "A", ordinal: 0), .init(name: "B", ordinal: 1), .init(name: "C", ordinal: 2)],
-                                 templates: [.init(name: "1", ordinal: 0, questionFormat: "{{A}}", answerFormat: "{{B}}")])
-        let mapping = AnkiNoteMapping(three)
-        #expect(mapping.rule == .other)
-        #expect(mapping.sides(of: ["a", "", "c"]) == ("a", "C: c"))
-        let askingBack = AnkiNoteType(id: 5, name: "Backwards", fields: [.init(name: "A", ordinal: 0), .init(name: "B", ordinal: 1)],
-                                      templates: [.init(name: "1", ordinal: 0, questionFormat: "{{B}}", answerFormat: "{{A}}")])
-        #expect(AnkiNoteMapping(askingBack).rule == .other)
     }
 
     @Test func mediaNames() {

@@ -35,6 +35,7 @@ import Testing
         let writer = try AnkiPackageWriter(url: url, options: .init(format: .anki2))
         try writer.addNoteType(.basic(id: 1))
         try writer.addNote(AnkiNote(id: 1_700_000_000_000, noteTypeID: 1, fields: ["see <img src=\"a:b.png\">", "a:b.png"]))
+        try writer.addCard(AnkiCard(id: 1_700_000_000_001, noteID: 1_700_000_000_000, deckID: 1, ordinal: 0))
         try writer.addMedia(name: "a:b.png", data: Data([0x89, 0x50, 0x4E, 0x47, 1, 2]))
         try writer.finish()
         let deck = try scratch.deck()

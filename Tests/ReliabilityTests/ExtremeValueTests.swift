@@ -141,9 +141,7 @@ struct ExtremeValueTests {
         ("card-id-max", "UPDATE cards SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM cards)", nil),
         ("note-id-min", "UPDATE notes SET id = -9223372036854775808 WHERE id = (SELECT min(id) FROM notes)", nil),
         ("note-id-max", "UPDATE notes SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM notes)", nil),
-        ("flags-left-odue", "UPDATE cards SET flags = 9223372036854775807, left = -9223372036854775808, odue = 9223372036854775807, odid = -1", nil),
-        ("type-queue-unknown", "UPDATE cards SET type = 99, queue = -99", nil),
-        ("revlog-type-factor", "UPDATE revlog SET type = 9223372036854775807, factor = -9223372036854775808", nil),
+        ("odid-missing", "UPDATE cards SET odid = -1", nil),
         ("crt-zero", "UPDATE col SET crt = 0", nil),
         ("ivl-text", "UPDATE cards SET ivl = 'many'", nil),
         ("fields-huge", "UPDATE notes SET flds = flds || char(31) || replace(hex(zeroblob(500000)), '0', 'x')", nil),
@@ -168,6 +166,16 @@ struct ExtremeValueTests {
         ("revlog-lastIvl", "UPDATE revlog SET lastIvl = 9223372036854775807", "revlog.lastIvl"),
         ("revlog-time-max", "UPDATE revlog SET time = 9223372036854775807", "revlog.time"),
         ("revlog-time-negative", "UPDATE revlog SET time = -1", "revlog.time"),
+        // Columns the deck stores since the import keeps every card's full state (issue 15):
+        // what Anki never writes is refused, naming the column.
+        ("flags-max", "UPDATE cards SET flags = 9223372036854775807", "cards.flags"),
+        ("left-min", "UPDATE cards SET left = -9223372036854775808", "cards.left"),
+        ("odue-max", "UPDATE cards SET odue = 9223372036854775807, odid = -1", "cards.odue"),
+        ("type-unknown", "UPDATE cards SET type = 99", "cards.type"),
+        ("queue-unknown", "UPDATE cards SET queue = -99", "cards.queue"),
+        ("revlog-type", "UPDATE revlog SET type = 9223372036854775807", "revlog.type"),
+        ("revlog-factor-min", "UPDATE revlog SET factor = -9223372036854775808", "revlog.factor"),
+        ("card-data", "UPDATE cards SET data = '{\"d\": 99}'", "cards.data (d)"),
     ]
 
     /// Writes each of ``ankiVariants`` as `<name>.apkg` into `folder`, in one Python process.

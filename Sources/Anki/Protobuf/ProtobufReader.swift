@@ -74,6 +74,37 @@ struct ProtobufReader {
     func bool(_ value: Value) throws -> Bool { try uint64(value) != 0 }
 
     /// `value` as length-delimited bytes.
+    /// A `float` field, as the shortest `Double` that prints as the float does (`0.85`, not
+    /// `0.8500000238418579`), which is how Anki's schema-11 JSON spells it.
+    func float(_ value: Value) throws -> Double {
+        guard case .fixed32(let bits) = value else { throw malformed("expected a 32-bit float") }
+        return Self.widen(Float(bitPattern: bits))
+    }
+
+    /// The elements of a `repeated float` field: packed (length-delimited) or one value.
+    func floats(_ value: Value) throws -> [Double] {
+        switch value {
+        case .fixed32(let bits): return [Self.widen(Float(bitPattern: bits))]
+        case .bytes(let slice):
+            guard slice.count % 4 == 0 else { throw malformed("a packed float list has \(slice.count) bytes") }
+            var result: [Double] = []
+            var index = slice.startIndex
+            while index < slice.endIndex {
+                let bits = UInt32(slice[index]) | UInt32(slice[index + 1]) << 8 | UInt32(slice[index + 2]) << 16 | UInt32(slice[index + 3]) << 24
+                result.append(Self.widen(Float(bitPattern: bits)))
+                index += 4
+            }
+            return result
+        default: throw malformed("expected 32-bit floats")
+        }
+    }
+
+    /// A float as the `Double` its shortest decimal text reads as.
+    static func widen(_ float: Float) -> Double {
+        guard float.isFinite else { return Double(float) }
+        return Double("\(float)") ?? Double(float)
+    }
+
     func bytes(_ value: Value) throws -> ArraySlice<UInt8> {
         guard case .bytes(let b) = value else { throw malformed("expected length-delimited bytes") }
         return b
@@ -89,6 +120,12 @@ struct ProtobufReader {
     func malformed(_ reason: String) -> AnkiError {
         AnkiError(.malformedProtobuf, path: path, reason: "protobuf: \(reason)")
     }
+
+    /// Whether bytes are left (for packed repeated fields).
+    var hasMore: Bool { position < end }
+
+    /// One bare varint (an element of a packed repeated field).
+    mutating func readRawVarint() throws -> UInt64 { try readVarint() }
 
     private mutating func readVarint() throws -> UInt64 {
         var result: UInt64 = 0

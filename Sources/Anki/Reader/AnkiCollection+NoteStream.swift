@@ -14,13 +14,31 @@ extension AnkiCollection {
     /// - Throws: ``AnkiError/Kind/corruptCollection`` when a query fails; what `body` throws, as it is.
     package func forEachNoteWithCards(includingReviews: Bool,
                                       _ body: (AnkiNote, AnkiCard?, [AnkiReview]) throws -> Void) throws {
+        try forEachNoteWithCardList(includingReviews: includingReviews, firstOnly: true) { note, cards, reviews in
+            try body(note, cards.first, reviews)
+        }
+    }
+
+    /// Calls `body` with each note in id order, with every card of it (by ordinal, then id)
+    /// and, when `includingReviews`, the review history of its cards in time order; the
+    /// same merge as ``forEachNoteWithCards(includingReviews:_:)``, memory bounded by one note.
+    ///
+    /// - Throws: ``AnkiError/Kind/corruptCollection`` when a query fails or a card's `data` is
+    ///   not Anki's JSON (naming the card and the key); what `body` throws, as it is.
+    package func forEachNoteWithAllCards(includingReviews: Bool,
+                                         _ body: (AnkiNote, [AnkiCard], [AnkiReview]) throws -> Void) throws {
+        try forEachNoteWithCardList(includingReviews: includingReviews, firstOnly: false, body)
+    }
+
+    private func forEachNoteWithCardList(includingReviews: Bool, firstOnly: Bool,
+                                         _ body: (AnkiNote, [AnkiCard], [AnkiReview]) throws -> Void) throws {
         let notes = try prepare("SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id")
         // Cards are nearly always stored in note order (Anki, genanki and our writer add a note's
         // cards after it): then the table is read in storage order, twice as fast as through
         // the `nid` index or a sort.
         let order = try cardsAreInNoteOrder() ? "id" : "nid, id"
         let cards = try prepare("""
-            SELECT nid, ord, id, did, mod, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags
+            SELECT nid, ord, id, did, mod, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags\(firstOnly ? "" : ", data")
             FROM cards ORDER BY \(order)
             """)
         // Reviews are stored in time order: read in that order (not through `ix_revlog_cid`, whose
@@ -28,7 +46,7 @@ extension AnkiCollection {
         // cache, 2 MiB by default, which split a million reviews into many runs written to and
         // merged from temporary files; 8 MiB (while the sort runs, then back) took a third less.
         let reviews = includingReviews ? try prepare("""
-            SELECT c.nid, r.id, r.cid, r.ease, r.ivl, r.lastIvl, r.factor, r.time, r.type
+            SELECT c.nid, r.id, r.cid, r.ease, r.ivl, r.lastIvl, r.factor, r.time, r.type, r.usn
             FROM revlog AS r NOT INDEXED JOIN cards AS c ON c.id = r.cid ORDER BY c.nid, r.id
             """) : nil
         // A sort (of reviews, or of cards out of note order) runs at its statement's first step.
@@ -45,17 +63,33 @@ extension AnkiCollection {
             let id = notes.int64(at: 0)
             var first: AnkiCard?
             var firstOrdinal = Int64.max
+            var all: [AnkiCard] = []
             while cardRow {
                 let noteID = cards.int64(at: 0)
                 if noteID > id { break }
                 if noteID == id {
-                    let ordinal = cards.int64(at: 1)
-                    if ordinal < firstOrdinal {
-                        firstOrdinal = ordinal
-                        first = Self.card(cards)
+                    if firstOnly {
+                        let ordinal = cards.int64(at: 1)
+                        if ordinal < firstOrdinal {
+                            firstOrdinal = ordinal
+                            first = Self.card(cards)
+                        }
+                    } else {
+                        var card = Self.card(cards)
+                        if let key = card.readData(cards.string(at: 16)) {
+                            throw AnkiError(.corruptCollection, path: label,
+                                            reason: key == "data" ? "cards.data of card \(card.id) is not a JSON object"
+                                                : "cards.data of card \(card.id): \"\(key)\" has the wrong type")
+                        }
+                        all.append(card)
                     }
                 }
                 cardRow = try step(cards)
+            }
+            if firstOnly {
+                all = first.map { [$0] } ?? []
+            } else if all.count > 1 {
+                all.sort { ($0.ordinal, $0.id) < ($1.ordinal, $1.id) }
             }
             history.removeAll(keepingCapacity: true)
             if let reviews {
@@ -69,7 +103,7 @@ extension AnkiCollection {
             let note = AnkiNote(id: id, guid: notes.string(at: 1), noteTypeID: notes.int64(at: 2),
                                 modified: notes.int64(at: 3), tags: notes.withUTF8(at: 4, AnkiText.splitTags),
                                 fields: notes.withUTF8(at: 5, AnkiText.splitFields))
-            try body(note, first, history)
+            try body(note, all, history)
         }
     }
 
@@ -111,7 +145,8 @@ extension AnkiCollection {
     private static func review(_ row: Statement) -> AnkiReview {
         AnkiReview(id: row.int64(at: 1), cardID: row.int64(at: 2), ease: Int(truncatingIfNeeded: row.int64(at: 3)),
                    interval: row.int64(at: 4), lastInterval: row.int64(at: 5), factor: row.int64(at: 6),
-                   timeTaken: row.int64(at: 7), kind: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 8))))
+                   timeTaken: row.int64(at: 7), kind: .init(rawValue: Int(truncatingIfNeeded: row.int64(at: 8))),
+                   usn: Int(truncatingIfNeeded: row.int64(at: 9)))
     }
 
     /// The integer value of `PRAGMA name`.

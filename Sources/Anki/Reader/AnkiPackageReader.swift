@@ -36,6 +36,12 @@ public final class AnkiPackageReader {
     public let noteTypes: [AnkiNoteType]
     /// The decks, in id order (Anki's "Default" deck, id 1, included).
     public let decks: [AnkiDeck]
+    /// The presets (deck configs), in id order; empty when the package has none (an `.apkg`
+    /// exported without them).
+    public let presets: [AnkiPreset]
+    /// The collection's configuration (the `config` table, or `col.conf` in schema 11) as the
+    /// text of one JSON object, verbatim (`{"fsrs": true, "rollover": 4, …}`).
+    public let configuration: String
     /// The media files the package lists, in entry order.
     public let media: [AnkiMedia]
     /// The limits this reader enforces.
@@ -95,6 +101,8 @@ public final class AnkiPackageReader {
         creationTime = collection.creationTime
         noteTypes = collection.noteTypes
         decks = collection.decks
+        presets = collection.presets
+        configuration = collection.configuration
     }
 
     deinit { close() }
@@ -135,6 +143,20 @@ public final class AnkiPackageReader {
                                      _ body: (_ note: AnkiNote, _ firstCard: AnkiCard?, _ reviews: [AnkiReview]) throws -> Void) throws {
         try checkOpen()
         try collection.forEachNoteWithCards(includingReviews: includingReviews, body)
+    }
+
+    /// Calls `body` with each note in id order, with every card of it (by ordinal, then id;
+    /// each with its `data` JSON read: FSRS memory state, desired retention, custom data) and,
+    /// when `includingReviews`, the review history of all its cards in time order.
+    ///
+    /// The same single merged pass as ``forEachNoteWithCards(includingReviews:_:)``; memory
+    /// holds one note with its cards and reviews. Throw from `body` to stop early.
+    /// - Throws: what `body` throws, or ``AnkiError`` (``AnkiError/Kind/corruptCollection``,
+    ///   also for a card `data` that is not Anki's JSON).
+    public func forEachNoteWithAllCards(includingReviews: Bool = true,
+                                        _ body: (_ note: AnkiNote, _ cards: [AnkiCard], _ reviews: [AnkiReview]) throws -> Void) throws {
+        try checkOpen()
+        try collection.forEachNoteWithAllCards(includingReviews: includingReviews, body)
     }
 
     /// The GUIDs that more than one note of the package has (usually none).

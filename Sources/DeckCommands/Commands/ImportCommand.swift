@@ -59,20 +59,14 @@ struct ImportCommand: ParsableCommand {
             notes whose GUID is in the deck are skipped. Media come from the file itself, else from --media-folder, a \
             Media folder beside the file, or the file's folder. With --create the new deck takes the file's title.
 
-            Anki packages (.apkg, .colpkg; Anki 2.0 to current): each note becomes one card, with its tags, its deck \
-            as the card's deck path (Parent::Child), its media (stored by content hash), the scheduling of its first \
-            card and the review history of all its cards. Note types map to card kinds by their structure (fields \
-            and templates), not their names:
+            Anki packages (.apkg, .colpkg; Anki 2.0 to current) are imported whole: note types with their fields, \
+            templates, CSS and options (image occlusion included); notes with their GUIDs and ids; every card with \
+            its deck and full scheduling (type, queue, due, interval, ease, reps, lapses, steps, flag, FSRS memory \
+            state, custom data; the original deck and due of a card in a filtered deck); the deck tree with \
+            descriptions, presets and filtered decks; every review; media under every name. A value no Anki writes \
+            (out of range) refuses the package (exit 65), naming the column.
 
-              Anki note type               card kind   front     back
-              Basic (2 fields, 1 card)     basic       field 1   field 2
-              Basic (and reversed card)    reversible  field 1   field 2
-              Cloze (any cloze type)       cloze       field 1   the other fields
-              any other note type          basic       field 1   the other fields,
-                                                                 each "Name: value"
-
-            The command reports how many notes were mapped the last way. Notes whose GUID is already in the deck are \
-            skipped, so importing the same package twice adds nothing. Each JSON file and Anki package is imported in \
+            Notes whose GUID is already in the deck are skipped, so importing the same package twice adds nothing. Each JSON file and Anki package is imported in \
             a transaction of its own.
             """,
         examples: [

@@ -147,13 +147,13 @@ public final class BulkImport {
     /// The deck imported into.
     public let document: DeckDocument
     /// Notes added so far.
-    public private(set) var notesAdded = 0
+    public internal(set) var notesAdded = 0
     /// Cards added so far.
-    public private(set) var cardsAdded = 0
+    public internal(set) var cardsAdded = 0
 
-    private var nextNote: Int64
-    private var nextCard: Int64
-    private var nextReview: Int64
+    var nextNote: Int64
+    var nextCard: Int64
+    var nextReview: Int64
     private var nextTag: Int64
     private var nextPosition: Int64
     private let dayZero: Int64
@@ -163,7 +163,11 @@ public final class BulkImport {
     private var types: [CardKind: (key: Int64, layout: NoteLayout, sortField: Int)] = [:]
     private var otherTypes: [Int64: (layout: NoteLayout, sortField: Int)] = [:]
     private let insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia: Statement
-    private let encoder = JSONEncoder()
+    let encoder = JSONEncoder()
+    /// The statements and caches of records added at full fidelity (``add(_:)-(NoteRecord)``), made on first use.
+    var records: RecordStatements?
+    /// Sort fields of the note types added as records, by key.
+    var recordSortFields: [Int64: (sortField: Int, fieldCount: Int)] = [:]
 
     init(document: DeckDocument) throws {
         self.document = document
@@ -267,6 +271,38 @@ public final class BulkImport {
         notesAdded += 1
     }
 
+    /// Links a note to a tag (both keys).
+    func linkTag(_ note: Int64, _ tag: Int64) throws { try linkTag.execute([.integer(note), .integer(tag)]) }
+    /// Links a note to a media name (both keys).
+    func linkMedia(_ note: Int64, _ name: Int64) throws { try linkMedia.execute([.integer(note), .integer(name)]) }
+
+    /// Sets the deck's day zero (the Unix time day-numbered `due` values count from), when the
+    /// deck has no cards yet; returns the day zero in force. An importer whose day numbers
+    /// count from another day shifts them by the difference.
+    /// - Throws: the store's error.
+    public func adoptDayZero(_ value: Int64) throws -> Int64 {
+        try document.container.withDatabase(for: Note.self) { db in
+            let cards = try db.scalar("SELECT count(*) FROM \"Card\"", as: Int64.self) ?? 0
+            if cards == 0 {
+                try db.execute("UPDATE \"DeckInfo\" SET \"dayZero\" = ?", [.integer(value)])
+                return value
+            }
+            return try db.scalar("SELECT \"dayZero\" FROM \"DeckInfo\" ORDER BY \"pk\" LIMIT 1", as: Int64.self) ?? 0
+        }
+    }
+
+    /// Stores another program's collection configuration (a JSON object) in the deck, when
+    /// the deck has none yet (`DeckInfo.ankiConfig`), and the day's start hour from it.
+    /// - Throws: the store's error.
+    public func adoptCollectionConfig(_ json: String, dayStartsAt: Int?) throws {
+        try document.container.withDatabase(for: Note.self) { db in
+            try db.execute("UPDATE \"DeckInfo\" SET \"ankiConfig\" = ? WHERE \"ankiConfig\" = '{}'", [.text(json)])
+            if let dayStartsAt, (0...23).contains(dayStartsAt) {
+                try db.execute("UPDATE \"DeckInfo\" SET \"dayStartsAt\" = ?", [.integer(Int64(dayStartsAt))])
+            }
+        }
+    }
+
     /// Creates tags no note needs to carry.
     /// - Throws: the store's error.
     public func ensureTags(_ names: [String]) throws {
@@ -295,7 +331,7 @@ public final class BulkImport {
     }
 
     /// The key of a model of the main context, saving the context first when it is new.
-    private func savedKey(of model: some PersistentModel) throws -> Int64 {
+    func savedKey(of model: some PersistentModel) throws -> Int64 {
         if model.persistentModelID.isTemporary { try document.saveIndexingNotes() }
         return model.persistentModelID.primaryKey
     }
@@ -314,7 +350,7 @@ public final class BulkImport {
         return key
     }
 
-    private func tagKey(_ raw: String) throws -> Int64? {
+    func tagKey(_ raw: String) throws -> Int64? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { return nil }
         let folded = name.lowercased()
@@ -326,7 +362,7 @@ public final class BulkImport {
         return key
     }
 
-    private func mediaKey(_ name: String) throws -> Int64? {
+    func mediaKey(_ name: String) throws -> Int64? {
         if let known = mediaKeys[name] { return known }
         let key = try document.container.withDatabase(for: Note.self) { db in
             try db.scalar("SELECT \"pk\" FROM \"MediaName\" WHERE \"name\" = ?", [.text(name)], as: Int64.self)

@@ -4,18 +4,22 @@ import DeckDocument
 public struct AnkiImportReport: Sendable, Hashable, Codable {
     /// Notes read from the package.
     public var notesRead = 0
-    /// Cards added to the deck (one per note).
+    /// Notes added to the deck.
+    public var notesAdded = 0
+    /// Cards added to the deck: every card of every note added.
     public var cardsAdded = 0
-    /// Cards added, by kind (`basic`, `reversible`, `cloze`).
-    public var cardsByKind: [String: Int] = [:]
-    /// Notes skipped because a card with their Anki GUID is already in the deck.
+    /// Notes skipped because a note with their GUID is already in the deck (or earlier in the package).
     public var duplicatesSkipped = 0
-    /// Notes of other note types, mapped as first field in front and the rest labelled on the back.
-    public var mappedAsOther = 0
-    /// The names of the note types mapped that way, sorted.
-    public var otherNoteTypes: [String] = []
+    /// Note types added (a type already in the deck with the same Anki id and shape is reused).
+    public var noteTypesAdded = 0
+    /// Decks of the package (normal and filtered), including those the deck already had.
+    public var decks = 0
+    /// Presets of the package.
+    public var presets = 0
     /// Media files stored (after dropping duplicates by content).
     public var mediaFiles = 0
+    /// Media names stored (two names of equal bytes count twice).
+    public var mediaNames = 0
     /// Media files listed by the package but absent from it.
     public var missingMedia = 0
     /// Review-history entries added.

@@ -1,31 +1,46 @@
 import Anki
 import DeckDocument
+import Digest
 import Foundation
 
-/// Imports Anki packages (`.apkg`, `.colpkg`; legacy and current layouts) into a deck.
+/// Imports Anki packages (`.apkg`, `.colpkg`; legacy and current layouts) into a format-v2
+/// deck at full fidelity: everything the deck's data model has a place for is kept.
 ///
-/// Each note becomes one card (see ``AnkiNoteMapping`` for the note types), with its tags,
-/// its deck as ``Card/deckPath`` (`French::Verbs`), the media its fields refer to, the
-/// scheduling state of its first card and the review history of all its cards. Notes whose
-/// GUID is already in the deck are skipped, so importing a package twice adds nothing.
+/// - Note types with their ordered fields (font, size, right-to-left, sticky, plain text,
+///   description, …), ordered templates (question, answer and browser formats, target deck),
+///   CSS, sort field, LaTeX header and footer, stock kind (image occlusion included), Anki's id
+///   and modification time, and the options the model doesn't name as JSON (`ankiOptions`).
+/// - Presets (daily limits, steps, FSRS weights, desired retention, the rest as JSON), the
+///   deck tree with descriptions and presets, filtered decks with their search terms.
+/// - Notes with GUID, Anki id, modification time, fields and tags; every card of each note
+///   with its ordinal, deck, type, queue, due, interval, ease, reps, lapses, remaining steps,
+///   original deck and due (filtered decks), flag, custom data, FSRS memory state, desired
+///   retention and Anki id; every review-log row of every card.
+/// - Media under every name the package gives (two names of equal bytes: one file, two names).
+///
+/// Due values keep Anki's meaning (a position for new cards, a Unix time for intraday learning,
+/// a day number otherwise); day numbers count from the package's `col.crt`, which a deck
+/// without cards adopts as its day zero (a deck with cards shifts them to its own).
+///
+/// Notes whose GUID is already in the deck are skipped, so importing a package twice adds
+/// nothing. Values outside the ranges Anki writes are refused (``InterchangeError`` `malformed`,
+/// naming the package and the column); nothing is added then.
 ///
 /// ```swift
 /// let report = try AnkiImporter().importPackage(at: apkg, into: deck)
-/// print("\(report.cardsAdded) cards, \(report.mappedAsOther) from other note types")
+/// print("\(report.notesAdded) notes, \(report.cardsAdded) cards, \(report.reviews) reviews")
 /// ```
 ///
-/// Cost: one pass over the media (each file read into memory and stored by content hash),
-/// then one merged pass over the notes with their first card and their reviews (see
-/// ``AnkiPackageReader/forEachNoteWithCards(includingReviews:_:)``), so memory does not grow with
-/// the package (beyond one GUID per note, for repeats, in packages of up to 250,000 notes);
-/// everything is saved in one transaction.
+/// Cost: one pass over the media, then one merged pass over the notes with their cards and
+/// reviews (``AnkiPackageReader/forEachNoteWithAllCards(includingReviews:_:)``), so memory holds
+/// one note at a time (beyond one GUID per note, for repeats, in packages of up to 250,000
+/// notes); everything is saved in one transaction.
 public struct AnkiImporter: Sendable {
     /// Where temporary files go (a compressed collection, extracted); the system's by default.
     public var temporaryDirectory: URL?
 
     /// Packages with up to this many notes find GUIDs repeated inside them with a set of every
-    /// GUID (cheapest); larger ones ask the package for its repeated GUIDs first (one SQLite
-    /// sort), so memory does not grow with the package.
+    /// GUID (cheapest); larger ones ask the package for its repeated GUIDs first.
     var guidSetLimit = 250_000
 
     /// Creates an importer.
@@ -36,9 +51,9 @@ public struct AnkiImporter: Sendable {
     /// Imports the package at `url` into `document` and saves it.
     ///
     /// - Throws: `AnkiError` for a package that can't be read (not a zip, corrupt collection,
-    ///   unsafe media names, …) — nothing is added then; `DeckError` or the store's error when
-    ///   saving fails. Media files absent from the package are counted in
-    ///   ``AnkiImportReport/missingMedia``, not thrown.
+    ///   unsafe media names, …), ``InterchangeError`` `malformed` for a value out of range —
+    ///   nothing is added then; `DeckError` or the store's error when saving fails. Media files
+    ///   absent from the package are counted in ``AnkiImportReport/missingMedia``, not thrown.
     @discardableResult
     public func importPackage(at url: URL, into document: DeckDocument) throws -> AnkiImportReport {
         do {
@@ -53,31 +68,59 @@ public struct AnkiImporter: Sendable {
         let reader = try AnkiPackageReader(url: url, temporaryDirectory: temporaryDirectory)
         defer { reader.close() }
         var report = AnkiImportReport()
-
-        var mappings: [Int64: AnkiNoteMapping] = [:]
-        for noteType in reader.noteTypes { mappings[noteType.id] = AnkiNoteMapping(noteType) }
-        var deckNames: [Int64: String] = [:]
-        for deck in reader.decks { deckNames[deck.id] = deck.name }
+        let check = AnkiValueCheck(path: url.path)
 
         let media = try importMedia(of: reader, into: document, report: &report)
         let renames = MediaRenames(media.renamed)
+        let configuration = Self.object(reader.configuration)
+        // Anki's collection-wide switch; an .apkg carries no collection configuration (Anki's
+        // own import ignores the switch too): then the deck's default, FSRS.
+        let usesFSRS = (configuration["fsrs"] as? NSNumber)?.boolValue ?? true
 
-        // GUIDs already in the deck, and those of this package seen so far (a package may repeat
-        // one): all of them for a small package, else only those the package repeats.
         let saved = try document.savedAnkiGUIDs()
         let noteCount = try reader.noteCount()
         let repeated: Set<String>? = noteCount > guidSetLimit ? try reader.repeatedGUIDs() : nil
         var seen: Set<String> = []
         seen.reserveCapacity(repeated?.count ?? noteCount)
-        var otherTypes: Set<String> = []
-        var byKind = [Int](repeating: 0, count: CardKind.allCases.count)
-        let creation = reader.creationTime
-        // Notes of one package mostly share a note type and a deck: the last lookups are kept.
-        var lastType: (id: Int64, mapping: AnkiNoteMapping)?
-        var lastDeck: (id: Int64, name: String?)?
 
         try document.bulkImport { session in
-            try reader.forEachNoteWithCards { note, firstCard, reviews in
+            // Day numbers of the package count from its col.crt; a deck with cards keeps its own day zero.
+            let dayZero = try session.adoptDayZero(reader.creationTime)
+            let dayShift = Self.dayShift(from: reader.creationTime, to: dayZero)
+            try session.adoptCollectionConfig(reader.configuration,
+                                              dayStartsAt: (configuration["rollover"] as? NSNumber)?.intValue)
+
+            var presetKeys: [Int64: Int64] = [:]
+            for preset in reader.presets {
+                presetKeys[preset.id] = try session.addPreset(try check.preset(preset, usesFSRS: usesFSRS))
+            }
+            report.presets = reader.presets.count
+            var deckKeys: [Int64: Int64] = [:]
+            // Parents first, so each deck finds its ancestors.
+            for deck in reader.decks.sorted(by: { ($0.path.count, $0.name) < ($1.path.count, $1.name) }) {
+                var record = try check.deck(deck)
+                record.preset = deck.isFiltered ? nil : presetKeys[deck.presetID]
+                do {
+                    deckKeys[deck.id] = try session.addDeck(record)
+                } catch let error as NoteInputError {
+                    throw InterchangeError(.malformed, path: url.path, reason: "decks.name of deck \(deck.id): \(error.message)")
+                }
+            }
+            report.decks = reader.decks.count
+            let defaultDeck = try session.addDeck(DeckRecord(name: "Default"))
+
+            var types: [Int64: (key: Int64, type: AnkiNoteType)] = [:]
+            let before = try document.noteTypes().count
+            for type in reader.noteTypes {
+                var record = try check.noteType(type)
+                for (index, template) in type.templates.enumerated() where template.targetDeckID != 0 {
+                    record.templates[index].targetDeck = deckKeys[template.targetDeckID]
+                }
+                types[type.id] = (try session.addNoteType(record), type)
+            }
+            report.noteTypesAdded = try document.noteTypes().count - before
+
+            try reader.forEachNoteWithAllCards { note, cards, reviews in
                 report.notesRead += 1
                 if !note.guid.isEmpty {
                     let first: Bool
@@ -91,112 +134,74 @@ public struct AnkiImporter: Sendable {
                         return
                     }
                 }
-                let mapping: AnkiNoteMapping
-                if let lastType, lastType.id == note.noteTypeID {
-                    mapping = lastType.mapping
-                } else {
-                    mapping = mappings[note.noteTypeID] ?? AnkiNoteMapping(fallbackFieldCount: note.fields.count)
-                    lastType = (note.noteTypeID, mapping)
-                }
-                if mapping.rule == .other {
-                    report.mappedAsOther += 1
-                    if let name = reader.noteType(id: note.noteTypeID)?.name { otherTypes.insert(name) }
+                guard let (typeKey, type) = types[note.noteTypeID] else {
+                    throw InterchangeError(.malformed, path: url.path, reason: "notes.mid of note \(note.id) names no note type of the package")
                 }
                 var fields = note.fields
-                if !renames.isEmpty {
-                    fields = fields.map(renames.apply(to:))
-                }
-                let (front, back) = mapping.sides(of: fields)
-                let created = AnkiScheduling.creationDate(noteID: note.id, modified: note.modified)
-                guard AnkiScheduling.secondsRange.contains(note.modified) else {
-                    throw InterchangeError(.malformed, path: url.path, reason: "notes.mod of note \(note.id) is out of range")
-                }
-                let card = ImportedNote(kind: mapping.cardKind, front: front, back: back, created: created)
-                card.modified = Date(timeIntervalSince1970: TimeInterval(note.modified))
-                card.ankiGUID = note.guid.isEmpty ? nil : note.guid
-                if let firstCard {
-                    let deckID = firstCard.originalDeckID != 0 ? firstCard.originalDeckID : firstCard.deckID
-                    let name: String?
-                    if let lastDeck, lastDeck.id == deckID {
-                        name = lastDeck.name
-                    } else {
-                        name = deckNames[deckID]
-                        lastDeck = (deckID, name)
-                    }
-                    if deckID != 1, let name { card.deckPath = name }
-                    if let column = AnkiScheduling.outOfRangeColumn(of: firstCard, collectionCreation: creation) {
-                        throw InterchangeError(.malformed, path: url.path, reason: "cards.\(column) of card \(firstCard.id) is out of range")
-                    }
-                    AnkiScheduling.apply(firstCard, collectionCreation: creation, to: card)
-                }
-                var linked: [String] = []
-                if !media.references.isEmpty {
-                    var linkedSet: Set<String> = []
+                if !renames.isEmpty { fields = fields.map(renames.apply(to:)) }
+                var record = try check.note(note, fields: fields, type: type, typeKey: typeKey)
+                if !media.names.isEmpty {
+                    var linked: Set<String> = []
                     for field in fields {
-                        for name in MediaNames.references(in: field) {
-                            if let reference = media.references[name], linkedSet.insert(reference.originalName).inserted {
-                                linked.append(reference.originalName)
-                            }
+                        for name in MediaNames.references(in: field) where media.names.contains(name) && linked.insert(name).inserted {
+                            record.media.append(name)
                         }
                     }
                 }
-                for review in reviews {
-                    if let column = AnkiScheduling.outOfRangeColumn(of: review) {
-                        throw InterchangeError(.malformed, path: url.path, reason: "revlog.\(column) of review \(review.id) is out of range")
-                    }
+                var byCard: [Int64: [ReviewRecord]] = [:]
+                for review in reviews { byCard[review.cardID, default: []].append(try check.review(review)) }
+                for card in cards {
+                    var cardRecord = try check.card(card, of: type, note: note, dayShift: dayShift,
+                                                    deck: deckKeys[card.deckID] ?? defaultDeck,
+                                                    originalDeck: card.originalDeckID == 0 ? nil : deckKeys[card.originalDeckID] ?? defaultDeck)
+                    cardRecord.reviews = byCard[card.id] ?? []
+                    report.reviews += cardRecord.reviews.count
+                    record.cards.append(cardRecord)
                 }
-                let history = reviews.isEmpty ? [] : reviews.map(AnkiScheduling.review)
-                try session.add(card, tags: note.tags, media: linked, reviews: history)
-                report.reviews += history.count
-                report.cardsAdded += 1
-                byKind[mapping.cardKind.index] += 1
+                do {
+                    try session.add(record)
+                } catch let error as NoteInputError {
+                    throw InterchangeError(.malformed, path: url.path, reason: "note \(note.id): \(error.message)")
+                }
+                report.notesAdded += 1
+                report.cardsAdded += cards.count
             }
         }
-
-        for (kind, count) in zip(CardKind.allCases, byKind) where count > 0 {
-            report.cardsByKind[kind.rawValue] = count
-        }
-        report.otherNoteTypes = otherTypes.sorted()
         return report
     }
 
-    /// The media of the package stored in the deck: name in the fields → reference, and the
+    /// Days to add to a day number counted from `creation` to count it from `dayZero`.
+    static func dayShift(from creation: Int64, to dayZero: Int64) -> Int64 {
+        let difference = Double(creation) - Double(dayZero)
+        return Int64((difference / 86_400).rounded())
+    }
+
+    static func object(_ json: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// The media of the package stored in the deck: the names notes may refer to, and the
     /// names that sanitising changed (old → new), which the fields are rewritten with.
-    ///
-    /// One pass over the zip, each file handed from memory to the deck (no temporary files).
     private func importMedia(of reader: AnkiPackageReader, into document: DeckDocument,
-                             report: inout AnkiImportReport) throws -> (references: [String: DeckMedia], renamed: [String: String]) {
-        guard !reader.media.isEmpty else { return ([:], [:]) }
-        var references: [String: DeckMedia] = [:]
+                             report: inout AnkiImportReport) throws -> (names: Set<String>, renamed: [String: String]) {
+        guard !reader.media.isEmpty else { return ([], [:]) }
+        var names: Set<String> = []
         var renamed: [String: String] = [:]
         var stored: Set<String> = []
         let missing = try reader.forEachMediaFile { item, data in
             let clean = MediaNames.sanitized(item.name)
-            if clean != item.name { renamed[item.name] = clean }
-            let reference = try document.addMedia(data, originalName: clean)
-            references[clean] = reference
+            // Anki's media checksum: the package's (current layout), else computed (legacy layouts).
+            let sha1 = SHA1.hex(data)
+            if let recorded = item.sha1, recorded.map({ String(format: "%02x", $0) }).joined() != sha1 {
+                throw InterchangeError(.malformed, path: reader.url.path,
+                                       reason: "media \(item.entryName) (\(item.name)): its bytes differ from the SHA-1 the package lists")
+            }
+            let reference = try document.addMedia(data, originalName: clean, sha1: sha1)
+            if reference.originalName != item.name { renamed[item.name] = reference.originalName }
+            if names.insert(reference.originalName).inserted { report.mediaNames += 1 }
             if stored.insert(reference.fileName).inserted { report.mediaFiles += 1 }
         }
         report.missingMedia = missing.count
-        return (references, renamed)
-    }
-}
-
-extension CardKind {
-    /// The kind's position in `allCases`, for counting by kind without hashing.
-    fileprivate var index: Int {
-        switch self {
-        case .basic: 0
-        case .reversible: 1
-        case .cloze: 2
-        }
-    }
-}
-
-extension AnkiNoteMapping {
-    /// The mapping of a note whose note type is missing from the package: other, with
-    /// fields named "Field 2", "Field 3", ….
-    init(fallbackFieldCount count: Int) {
-        self.init(rule: .other, fieldNames: (0..<count).map { "Field \($0 + 1)" })
+        return (names, renamed)
     }
 }

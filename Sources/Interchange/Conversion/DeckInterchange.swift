@@ -61,10 +61,8 @@ public enum DeckInterchange {
             } catch let error as AnkiError {
                 throw InterchangeError(anki: error)
             }
-            summary.cardsAdded = report.cardsAdded
+            summary.cardsAdded = report.notesAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
-            summary.mappedAsOther = report.mappedAsOther
-            summary.otherNoteTypes = report.otherNoteTypes
             summary.mediaFiles = report.mediaFiles
             summary.missingMedia = report.missingMedia
             summary.reviews = report.reviews
