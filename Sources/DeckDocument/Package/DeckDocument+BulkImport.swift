@@ -164,7 +164,7 @@ public final class BulkImport {
     private var otherTypes: [Int64: (layout: NoteLayout, sortField: Int)] = [:]
     private let insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia: Statement
     let encoder = JSONEncoder()
-    /// The statements and caches of records added at full fidelity (``add(_:)-(NoteRecord)``), made on first use.
+    /// The statements and caches of records added at full fidelity (``add(_:)-(ImportNote)``), made on first use.
     var records: RecordStatements?
     /// Sort fields of the note types added as records, by key.
     var recordSortFields: [Int64: (sortField: Int, fieldCount: Int)] = [:]

@@ -9,7 +9,7 @@ import SQLite
 // format's units already (Anki's numbers); importers check their ranges before.
 
 /// A note type to add with ``BulkImport/addNoteType(_:)``.
-public struct NoteTypeRecord: Sendable, Hashable {
+public struct ImportNoteType: Sendable, Hashable {
     public struct Field: Sendable, Hashable {
         public var name: String
         public var font = "Arial", fontSize = 20
@@ -58,7 +58,7 @@ public struct NoteTypeRecord: Sendable, Hashable {
 }
 
 /// A preset to add with ``BulkImport/addPreset(_:)``.
-public struct PresetRecord: Sendable, Hashable {
+public struct ImportPreset: Sendable, Hashable {
     public var name: String
     public var newPerDay = 20, reviewsPerDay = 200
     /// JSON arrays of minutes.
@@ -79,7 +79,7 @@ public struct PresetRecord: Sendable, Hashable {
 }
 
 /// A deck of the tree to add with ``BulkImport/addDeck(_:)``.
-public struct DeckRecord: Sendable, Hashable {
+public struct ImportDeck: Sendable, Hashable {
     /// The full `::` path.
     public var name: String
     public var kind: DeckSchemaV2.DeckKind = .normal
@@ -97,7 +97,7 @@ public struct DeckRecord: Sendable, Hashable {
 }
 
 /// One review of a card (a revlog row), in the format's units.
-public struct ReviewRecord: Sendable, Hashable {
+public struct ImportReview: Sendable, Hashable {
     public var time: Int64
     public var rating: Int
     public var interval: Int, lastInterval: Int
@@ -120,7 +120,7 @@ public struct ReviewRecord: Sendable, Hashable {
 }
 
 /// A card with its full scheduling state, in the format's units (docs/FORMAT.md, `Card`).
-public struct CardRecord: Sendable, Hashable {
+public struct ImportCard: Sendable, Hashable {
     public var ordinal: Int
     /// The key of its deck (``BulkImport/addDeck(_:)``).
     public var deck: Int64
@@ -139,7 +139,7 @@ public struct CardRecord: Sendable, Hashable {
     public var created: Date, modified: Date
     public var ankiID: Int64?
     public var options = "{}"
-    public var reviews: [ReviewRecord] = []
+    public var reviews: [ImportReview] = []
     public init(ordinal: Int, deck: Int64, created: Date, modified: Date) {
         self.ordinal = ordinal
         self.deck = deck
@@ -148,8 +148,8 @@ public struct CardRecord: Sendable, Hashable {
     }
 }
 
-/// A note with its cards, for ``BulkImport/add(_:)-(NoteRecord)``.
-public struct NoteRecord: Sendable, Hashable {
+/// A note with its cards, for ``BulkImport/add(_:)-(ImportNote)``.
+public struct ImportNote: Sendable, Hashable {
     /// The key of its note type (``BulkImport/addNoteType(_:)``).
     public var noteType: Int64
     public var guid: String
@@ -160,7 +160,7 @@ public struct NoteRecord: Sendable, Hashable {
     public var media: [String] = []
     public var created: Date, modified: Date
     public var ankiID: Int64?
-    public var cards: [CardRecord] = []
+    public var cards: [ImportCard] = []
     public init(noteType: Int64, guid: String, fields: [String], created: Date, modified: Date) {
         self.noteType = noteType
         self.guid = guid
@@ -182,7 +182,7 @@ extension BulkImport {
     /// the same Anki id, name, field names and template names and formats is reused instead
     /// (so importing a package twice makes no second copy).
     /// - Throws: the store's error.
-    public func addNoteType(_ record: NoteTypeRecord) throws -> Int64 {
+    public func addNoteType(_ record: ImportNoteType) throws -> Int64 {
         let context = document.mainContext
         if let ankiID = record.ankiID {
             let candidates = try context.fetch(FetchDescriptor<DeckSchemaV2.NoteType>(predicate: #Predicate { $0.ankiID == ankiID }))
@@ -238,7 +238,7 @@ extension BulkImport {
         return key
     }
 
-    static func sameShape(_ type: DeckSchemaV2.NoteType, _ record: NoteTypeRecord) -> Bool {
+    static func sameShape(_ type: DeckSchemaV2.NoteType, _ record: ImportNoteType) -> Bool {
         let fields = type.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name)
         let templates = type.templates.sorted { $0.ordinal < $1.ordinal }.map { [$0.name, $0.questionFormat, $0.answerFormat] }
         return type.name == record.name && type.kind == record.kind && fields == record.fields.map(\.name)
@@ -247,7 +247,7 @@ extension BulkImport {
 
     /// Adds a preset and returns its key; a saved preset with the same Anki id and name is reused.
     /// - Throws: the store's error.
-    public func addPreset(_ record: PresetRecord) throws -> Int64 {
+    public func addPreset(_ record: ImportPreset) throws -> Int64 {
         let context = document.mainContext
         if let ankiID = record.ankiID {
             let name = record.name
@@ -271,7 +271,7 @@ extension BulkImport {
         return preset.persistentModelID.primaryKey
     }
 
-    private func apply(_ record: PresetRecord, to preset: DeckSchemaV2.Preset) {
+    private func apply(_ record: ImportPreset, to preset: DeckSchemaV2.Preset) {
         preset.name = record.name
         preset.newPerDay = record.newPerDay
         preset.reviewsPerDay = record.reviewsPerDay
@@ -303,7 +303,7 @@ extension BulkImport {
     /// returned, except that an empty description, no Anki id and the default preset of a deck
     /// without cards take the record's (the store's `Default` deck becomes Anki's).
     /// - Throws: ``NoteInputError`` for a path with an empty level; the store's error.
-    public func addDeck(_ record: DeckRecord) throws -> Int64 {
+    public func addDeck(_ record: ImportDeck) throws -> Int64 {
         let context = document.mainContext
         let name = record.name
         var descriptor = FetchDescriptor<DeckSchemaV2.Deck>(predicate: #Predicate { $0.name == name })
@@ -349,7 +349,7 @@ extension BulkImport {
     /// its own reviews), its tags (by name, reused ignoring case or created) and media links.
     /// - Throws: ``NoteInputError`` for more values than the type has fields, or an unknown
     ///   note type key; ``DeckError`` when the store fails.
-    public func add(_ note: NoteRecord) throws {
+    public func add(_ note: ImportNote) throws {
         do {
             try write(note)
         } catch let error as DatabaseError {
@@ -357,7 +357,7 @@ extension BulkImport {
         }
     }
 
-    private func write(_ note: NoteRecord) throws {
+    private func write(_ note: ImportNote) throws {
         guard let (sortField, fieldCount) = recordSortFields[note.noteType] else {
             throw NoteInputError("note \(note.guid) names a note type that was not added")
         }

@@ -107,7 +107,7 @@ public struct AnkiImporter: Sendable {
                 }
             }
             report.decks = reader.decks.count
-            let defaultDeck = try session.addDeck(DeckRecord(name: "Default"))
+            let defaultDeck = try session.addDeck(ImportDeck(name: "Default"))
 
             var types: [Int64: (key: Int64, type: AnkiNoteType)] = [:]
             let before = try document.noteTypes().count
@@ -148,7 +148,7 @@ public struct AnkiImporter: Sendable {
                         }
                     }
                 }
-                var byCard: [Int64: [ReviewRecord]] = [:]
+                var byCard: [Int64: [ImportReview]] = [:]
                 for review in reviews { byCard[review.cardID, default: []].append(try check.review(review)) }
                 for card in cards {
                     var cardRecord = try check.card(card, of: type, note: note, dayShift: dayShift,

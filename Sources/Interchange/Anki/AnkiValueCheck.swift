@@ -36,9 +36,9 @@ struct AnkiValueCheck {
 
     // MARK: Presets, decks, note types
 
-    func preset(_ preset: AnkiPreset, usesFSRS: Bool) throws -> PresetRecord {
+    func preset(_ preset: AnkiPreset, usesFSRS: Bool) throws -> ImportPreset {
         let what = "preset \(preset.id)"
-        var record = PresetRecord(name: preset.name)
+        var record = ImportPreset(name: preset.name)
         func count(_ value: Int, _ column: String) throws -> Int {
             guard Self.countRange.contains(Int64(value)) else { throw refuse("deck_config.\(column)", what) }
             return value
@@ -81,9 +81,9 @@ struct AnkiValueCheck {
         return record
     }
 
-    func deck(_ deck: AnkiDeck) throws -> DeckRecord {
+    func deck(_ deck: AnkiDeck) throws -> ImportDeck {
         let what = "deck \(deck.id)"
-        var record = DeckRecord(name: deck.name)
+        var record = ImportDeck(name: deck.name)
         record.kind = deck.isFiltered ? .filtered : .normal
         record.description = deck.description
         record.markdownDescription = deck.markdownDescription
@@ -101,12 +101,12 @@ struct AnkiValueCheck {
         return record
     }
 
-    func noteType(_ type: AnkiNoteType) throws -> NoteTypeRecord {
+    func noteType(_ type: AnkiNoteType) throws -> ImportNoteType {
         let what = "note type \(type.id)"
         guard !type.fields.isEmpty else { throw refuse("notetypes.flds (no fields)", what) }
         guard !type.templates.isEmpty else { throw refuse("notetypes.tmpls (no templates)", what) }
         guard type.fields.count <= 1000, type.templates.count <= 1000 else { throw refuse("notetypes.flds", what) }
-        var record = NoteTypeRecord(name: type.name, kind: type.kind == .cloze ? .cloze : .standard, fields: [], templates: [])
+        var record = ImportNoteType(name: type.name, kind: type.kind == .cloze ? .cloze : .standard, fields: [], templates: [])
         if type.stockKind != .unknown {
             guard let stock = DeckSchemaV2.StockKind(rawValue: type.stockKind.rawValue) else { throw refuse("notetypes.originalStockKind", what) }
             record.stockKind = stock
@@ -125,7 +125,7 @@ struct AnkiValueCheck {
         for field in type.fields {
             guard !field.name.isEmpty else { throw refuse("fields.name (empty)", what) }
             guard (0...10_000).contains(field.fontSize) else { throw refuse("fields.size", what) }
-            var made = NoteTypeRecord.Field(name: field.name)
+            var made = ImportNoteType.Field(name: field.name)
             made.font = field.font
             made.fontSize = field.fontSize
             made.rightToLeft = field.rightToLeft
@@ -140,7 +140,7 @@ struct AnkiValueCheck {
         }
         for template in type.templates {
             guard (0...10_000).contains(template.browserFontSize) else { throw refuse("templates.bsize", what) }
-            var made = NoteTypeRecord.Template(name: template.name, questionFormat: template.questionFormat,
+            var made = ImportNoteType.Template(name: template.name, questionFormat: template.questionFormat,
                                                answerFormat: template.answerFormat)
             made.browserQuestionFormat = template.browserQuestionFormat
             made.browserAnswerFormat = template.browserAnswerFormat
@@ -188,7 +188,7 @@ struct AnkiValueCheck {
         !guid.isEmpty && guid.utf8.count <= 64 && guid.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    func note(_ note: AnkiNote, fields: [String], type: AnkiNoteType, typeKey: Int64) throws -> NoteRecord {
+    func note(_ note: AnkiNote, fields: [String], type: AnkiNoteType, typeKey: Int64) throws -> ImportNote {
         let what = "note \(note.id)"
         let guid = note.guid.isEmpty ? AnkiNote.newGUID() : note.guid
         guard Self.isStorable(guid: guid) else { throw refuse("notes.guid", what) }
@@ -200,7 +200,7 @@ struct AnkiValueCheck {
             values = Array(values.prefix(type.fields.count - 1)) + [extra.joined(separator: "; ")]
         }
         let modified = try date(note.modified, "notes.mod", what)
-        var record = NoteRecord(noteType: typeKey, guid: guid, fields: values,
+        var record = ImportNote(noteType: typeKey, guid: guid, fields: values,
                                 created: Self.creationDate(id: note.id, fallback: modified), modified: modified)
         record.ankiID = note.id
         record.tags = note.tags
@@ -230,7 +230,7 @@ struct AnkiValueCheck {
     }
 
     func card(_ card: AnkiCard, of type: AnkiNoteType, note: AnkiNote, dayShift: Int64, deck: Int64,
-              originalDeck: Int64?) throws -> CardRecord {
+              originalDeck: Int64?) throws -> ImportCard {
         let what = "card \(card.id)"
         guard Self.int32Range.contains(card.interval) else { throw refuse("cards.ivl", what) }
         guard Self.int32Range.contains(card.due) else { throw refuse("cards.due", what) }
@@ -255,7 +255,7 @@ struct AnkiValueCheck {
         if !Self.isDayNumber(due: card.due, queue: card.queue.rawValue, type: card.type.rawValue),
            queue == .learning || queue == .preview, !Self.secondsRange.contains(card.due) { throw refuse("cards.due", what) }
 
-        var record = CardRecord(ordinal: card.ordinal, deck: deck, created: Self.creationDate(id: card.id, fallback: modified),
+        var record = ImportCard(ordinal: card.ordinal, deck: deck, created: Self.creationDate(id: card.id, fallback: modified),
                                 modified: modified)
         record.originalDeck = originalDeck
         record.type = cardType
@@ -294,7 +294,7 @@ struct AnkiValueCheck {
         return record
     }
 
-    func review(_ review: AnkiReview) throws -> ReviewRecord {
+    func review(_ review: AnkiReview) throws -> ImportReview {
         let what = "review \(review.id)"
         guard Self.millisecondsRange.contains(review.id) else { throw refuse("revlog.id", what) }
         guard CardValueLimits.answers.contains(review.ease) else { throw refuse("revlog.ease", what) }
@@ -303,7 +303,7 @@ struct AnkiValueCheck {
         guard Self.int32Range.contains(review.factor) else { throw refuse("revlog.factor", what) }
         guard Self.answerTimeRange.contains(review.timeTaken) else { throw refuse("revlog.time", what) }
         guard let kind = DeckSchemaV2.ReviewKind(rawValue: review.kind.rawValue) else { throw refuse("revlog.type", what) }
-        return ReviewRecord(time: review.id, rating: review.ease, interval: Int(review.interval),
+        return ImportReview(time: review.id, rating: review.ease, interval: Int(review.interval),
                             lastInterval: Int(review.lastInterval), easeFactor: Int(review.factor),
                             duration: Int(review.timeTaken), kind: kind)
     }
