@@ -16,6 +16,10 @@ package final class AnkiCollectionWriter {
     private var cardRules: [Int64: CardRules] = [:]
     private var noteTypeOrder: [Int64] = []
     private var decks: [Int64: AnkiDeck] = [:]
+    private var presets: [Int64: AnkiPreset] = [:]
+    private var configurationJSON: String?
+    /// The tags notes use, for `col.tags`.
+    private var tags: Set<String> = []
     /// The last note and card added: a note's cards and a card's reviews usually follow it,
     /// so checking that their note or card exists rarely needs a query. (Ids are checked for
     /// duplicates by the tables' primary keys, not by sets in memory: hashing 200,000 ids was
@@ -62,7 +66,7 @@ package final class AnkiCollectionWriter {
                 "INSERT INTO notes (id, guid, mid, mod, usn, tags, flds, sfld, csum, flags, data) VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')")
             let insertCard = try database.prepare("""
                 INSERT INTO cards (id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data)
-                VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')
+                VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let insertReview = try database.prepare(
                 "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)")
@@ -95,6 +99,20 @@ package final class AnkiCollectionWriter {
     package func generateID() -> Int64 {
         nextGeneratedID += 1
         return nextGeneratedID
+    }
+
+    /// Adds or replaces a preset (deck config); id 1 replaces Anki's default one.
+    package func add(_ preset: AnkiPreset) throws {
+        try checkOpen()
+        presets[preset.id] = preset
+        seen(preset.id)
+    }
+
+    /// Sets the collection configuration (`col.conf`), a JSON object laid over the writer's
+    /// (whose `nextPos` wins when higher).
+    package func setConfiguration(legacyJSON: String) throws {
+        try checkOpen()
+        configurationJSON = legacyJSON
     }
 
     /// Adds or replaces a note type.
@@ -138,6 +156,7 @@ package final class AnkiCollectionWriter {
         if note.guid.isEmpty { note.guid = AnkiText.newGUID(using: &random) }
         if note.modified == 0 { note.modified = modifiedMillis / 1000 }
         let sortField = AnkiText.stripHTMLPreservingMediaFilenames(note.fields[noteType.sortFieldIndex])
+        for tag in note.tags { tags.insert(tag) }
         guard let statement = statements?.note else { throw closedError() }
         statement.bind(int64: note.id, at: 1)
         statement.bind(text: note.guid, at: 2)
@@ -159,13 +178,20 @@ package final class AnkiCollectionWriter {
     /// Inserts a card; gives it an id when its id is 0, and a new-card position when it is new with `due` 0.
     @discardableResult
     package func add(_ card: AnkiCard) throws -> AnkiCard {
+        try add(card, keepsDue: false)
+    }
+
+    /// Inserts a card with its `data` (FSRS memory state, custom data, other keys: ``AnkiCard/encodedData``);
+    /// with `keepsDue`, a new card's `due` is written as given even when 0.
+    @discardableResult
+    package func add(_ card: AnkiCard, keepsDue: Bool) throws -> AnkiCard {
         try checkOpen()
         guard try card.noteID == lastNoteID || has("notes", card.noteID) else { throw invalid("card \(card.id) belongs to note \(card.noteID), which was not added") }
         guard decks[card.deckID] != nil else { throw invalid("card \(card.id) is in deck \(card.deckID), which was not added") }
         var card = card
         if card.id == 0 { card.id = generateID() } else { seen(card.id) }
         if card.modified == 0 { card.modified = modifiedMillis / 1000 }
-        if card.queue == .new && card.type == .new && card.due == 0 {
+        if !keepsDue && card.queue == .new && card.type == .new && card.due == 0 {
             card.due = nextNewPosition
         }
         if card.type == .new { nextNewPosition = max(nextNewPosition, card.due + 1) }
@@ -186,6 +212,11 @@ package final class AnkiCollectionWriter {
         s.bind(int64: card.originalDue, at: 14)
         s.bind(int64: card.originalDeckID, at: 15)
         s.bind(int64: Int64(card.flags), at: 16)
+        // Most cards have nothing in `data`: no JSON work for them.
+        let empty = card.stability == nil && card.difficulty == nil && card.desiredRetention == nil && card.decay == nil
+            && card.lastReview == nil && card.originalPosition == nil && card.customData.isEmpty
+            && (card.otherData.isEmpty || card.otherData == "{}")
+        s.bind(text: empty ? "" : card.encodedData, at: 17)
         try run(s, "cards", duplicate: "card id \(card.id) was added twice")
         lastCardID = card.id
         return card
@@ -218,12 +249,13 @@ package final class AnkiCollectionWriter {
         let json = LegacyCollectionJSON(creationTime: creationTime, modifiedMillis: modifiedMillis,
                                         nextNewPosition: nextNewPosition)
         do {
-            try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')", [
+            try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)", [
                 .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
-                .text(json.configuration(currentNoteType: noteTypeOrder.first ?? 0)),
+                .text(json.configuration(currentNoteType: noteTypeOrder.first ?? 0, over: configurationJSON)),
                 .text(json.noteTypes(noteTypeOrder.compactMap { noteTypes[$0] })),
                 .text(json.decks(decks.values.sorted { $0.id < $1.id })),
-                .text(json.deckConfigurations()),
+                .text(json.deckConfigurations(presets.values.sorted { $0.id < $1.id })),
+                .text(json.tags(tags)),
             ])
             if buildsIndexes { try database.execute(Self.indexes) }
             try database.execute("COMMIT")

@@ -32,6 +32,9 @@ public final class AnkiPackageWriter {
             case anki2
             /// `meta` (version 2) and `collection.anki21`, as Anki's "support older versions" export.
             case anki21
+            /// A whole collection (`.colpkg`) in the same layout as ``anki21``: importing it
+            /// replaces the collection, configuration included.
+            case collectionPackage
         }
 
         /// The layout; `.anki21` by default.
@@ -121,9 +124,23 @@ public final class AnkiPackageWriter {
         try collection.add(noteType)
     }
 
-    /// Adds a deck (replacing one with the same id). Parents of `A::B` are created at
-    /// ``finish()`` if not added; filtered decks are written as normal decks. Deck 1
-    /// ("Default") always exists.
+    /// Adds a preset (deck config; a deck's ``AnkiDeck/presetID`` refers to its id), with its
+    /// ``AnkiPreset/options`` kept. Id 1 replaces Anki's default preset, which is written otherwise.
+    /// - Throws: ``AnkiError/Kind/closed`` after ``finish()``.
+    public func addPreset(_ preset: AnkiPreset) throws {
+        try collection.add(preset)
+    }
+
+    /// Sets the collection configuration (`col.conf`, a JSON object laid over the writer's
+    /// defaults; `nextPos` is raised past every new card written).
+    /// - Throws: ``AnkiError/Kind/closed`` after ``finish()``.
+    public func setConfiguration(legacyJSON: String) throws {
+        try collection.setConfiguration(legacyJSON: legacyJSON)
+    }
+
+    /// Adds a deck (replacing one with the same id) with its options: a normal deck with its
+    /// preset (``AnkiDeck/presetID``), a filtered deck with its terms. Parents of `A::B` are
+    /// created at ``finish()`` if not added. Deck 1 ("Default") always exists.
     /// - Throws: ``AnkiError/Kind/invalidInput`` for a name with an empty part (`A::::B`).
     public func addDeck(_ deck: AnkiDeck) throws {
         try collection.add(deck)
@@ -169,6 +186,14 @@ public final class AnkiPackageWriter {
         try collection.add(card)
     }
 
+    /// Adds a card with every value as given: a new card's `due` 0 stays 0 (``addCard(_:)``
+    /// numbers those), and its id must not be 0.
+    /// - Throws: as ``addCard(_:)``.
+    @discardableResult
+    public func addCardAsGiven(_ card: AnkiCard) throws -> AnkiCard {
+        try collection.add(card, keepsDue: true)
+    }
+
     /// Adds a review-history entry of a card already added.
     /// - Throws: ``AnkiError/Kind/invalidInput`` for an unknown card.
     public func addReview(_ review: AnkiReview) throws {
@@ -212,7 +237,7 @@ public final class AnkiPackageWriter {
             try archive.addFile(options.collectionEntryName, contentsOf: collectionFile,
                                 compression: level == 0 ? .stored : .automatic)
             try archive.addFile("media", contents: mediaMapJSON())
-            if options.format == .anki21 {
+            if options.format != .anki2 {
                 try archive.addFile("meta", contents: Data(PackageMetadata(version: 2).encoded()), compression: .stored)
             }
             try archive.finish()

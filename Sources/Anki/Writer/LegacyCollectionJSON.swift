@@ -11,46 +11,6 @@ struct LegacyCollectionJSON {
 
     // MARK: Note types (`col.models`)
 
-    private struct NoteType: Encodable {
-        let id: Int64
-        let name: String
-        let type: Int
-        let mod: Int64
-        let usn: Int
-        let sortf: Int
-        let did: Int64
-        let tmpls: [Template]
-        let flds: [Field]
-        let css: String
-        let latexPre: String
-        let latexPost: String
-        let latexsvg: Bool
-        let req: [Requirement]
-        let tags: [String]
-        let vers: [String]
-    }
-
-    private struct Template: Encodable {
-        let name: String
-        let ord: Int
-        let qfmt: String
-        let afmt: String
-        let bqfmt: String
-        let bafmt: String
-        let bfont: String
-        let bsize: Int
-    }
-
-    private struct Field: Encodable {
-        let name: String
-        let ord: Int
-        let sticky: Bool
-        let rtl: Bool
-        let font: String
-        let size: Int
-        let media: [String]
-    }
-
     /// `[card ordinal, "any"|"all"|"none", [field ordinals]]`.
     private struct Requirement: Encodable {
         let ordinal: Int
@@ -65,34 +25,60 @@ struct LegacyCollectionJSON {
         }
     }
 
-    static let latexPre = """
-        \\documentclass[12pt]{article}
-        \\special{papersize=3in,5in}
-        \\usepackage[utf8]{inputenc}
-        \\usepackage{amssymb,amsmath}
-        \\pagestyle{empty}
-        \\setlength{\\parindent}{0in}
-        \\begin{document}
-
-        """
-
+    /// `col.models`: each type's ``AnkiNoteType/options`` (verbatim), with every named value
+    /// laid over them under its schema 11 key; fields and templates likewise.
     func noteTypes(_ types: [AnkiNoteType]) -> String {
-        var map: [String: NoteType] = [:]
+        var map: [String: Any] = [:]
         for type in types {
-            map[String(type.id)] = NoteType(
-                id: type.id, name: type.name, type: type.kind.rawValue, mod: modifiedSeconds, usn: -1,
-                sortf: type.sortFieldIndex, did: 1,
-                tmpls: type.templates.map {
-                    Template(name: $0.name, ord: $0.ordinal, qfmt: $0.questionFormat, afmt: $0.answerFormat,
-                             bqfmt: "", bafmt: "", bfont: "", bsize: 0)
-                },
-                flds: type.fields.map {
-                    Field(name: $0.name, ord: $0.ordinal, sticky: false, rtl: false, font: "Arial", size: 20, media: [])
-                },
-                css: type.css, latexPre: Self.latexPre, latexPost: "\\end{document}", latexsvg: false,
-                req: Self.requirements(type), tags: [], vers: [])
+            var object = Self.jsonObject(type.options)
+            object["id"] = type.id
+            object["name"] = type.name
+            object["type"] = type.kind.rawValue
+            object["mod"] = type.modified != 0 ? type.modified : modifiedSeconds
+            object["sortf"] = type.sortFieldIndex
+            object["css"] = type.css
+            object["latexPre"] = type.latexPre
+            object["latexPost"] = type.latexPost
+            object["latexsvg"] = type.latexSVG
+            object["originalStockKind"] = type.stockKind.rawValue
+            for (key, value) in [("usn", -1 as Any), ("did", 1 as Any), ("tags", [String]() as Any), ("vers", [String]() as Any)]
+            where object[key] == nil {
+                object[key] = value
+            }
+            if object["req"] == nil { object["req"] = Self.requirements(type).map { [$0.ordinal, $0.kind, $0.fields] as [Any] } }
+            object["flds"] = type.fields.map { field -> [String: Any] in
+                var entry = Self.jsonObject(field.options)
+                entry["name"] = field.name
+                entry["ord"] = field.ordinal
+                entry["font"] = field.font
+                entry["size"] = field.fontSize
+                entry["rtl"] = field.rightToLeft
+                entry["sticky"] = field.sticky
+                entry["plainText"] = field.plainText
+                entry["collapsed"] = field.collapsed
+                entry["excludeFromSearch"] = field.excludeFromSearch
+                entry["description"] = field.description
+                if let id = field.id { entry["id"] = id }
+                if entry["media"] == nil { entry["media"] = [String]() }
+                return entry
+            }
+            object["tmpls"] = type.templates.map { template -> [String: Any] in
+                var entry = Self.jsonObject(template.options)
+                entry["name"] = template.name
+                entry["ord"] = template.ordinal
+                entry["qfmt"] = template.questionFormat
+                entry["afmt"] = template.answerFormat
+                entry["bqfmt"] = template.browserQuestionFormat
+                entry["bafmt"] = template.browserAnswerFormat
+                entry["bfont"] = template.browserFont
+                entry["bsize"] = template.browserFontSize
+                entry["did"] = template.targetDeckID != 0 ? template.targetDeckID as Any : NSNull()
+                if let id = template.id { entry["id"] = id }
+                return entry
+            }
+            map[String(type.id)] = object
         }
-        return Self.encode(map)
+        return Self.serialize(map)
     }
 
     /// Which fields a card needs (Anki 2.1 recomputes these; older clients read them): for a
@@ -126,15 +112,36 @@ struct LegacyCollectionJSON {
         let extendRev: Int
     }
 
+    /// `col.decks`: each deck's ``AnkiDeck/options`` (verbatim) with the named values laid
+    /// over them; a filtered deck has `dyn` 1, `terms` and `resched`, a normal one `conf`.
     func decks(_ decks: [AnkiDeck]) -> String {
-        var map: [String: Deck] = [:]
+        var map: [String: Any] = [:]
         for deck in decks {
-            map[String(deck.id)] = Deck(
-                id: deck.id, mod: modifiedSeconds, name: deck.name, usn: -1, lrnToday: [0, 0], revToday: [0, 0],
-                newToday: [0, 0], timeToday: [0, 0], collapsed: false, browserCollapsed: false,
-                desc: deck.description, dyn: 0, conf: 1, extendNew: 0, extendRev: 0)
+            var object = Self.jsonObject(deck.options)
+            object["id"] = deck.id
+            object["name"] = deck.name
+            object["mod"] = deck.modified != 0 ? deck.modified : modifiedSeconds
+            object["desc"] = deck.description
+            object["md"] = deck.markdownDescription
+            object["collapsed"] = deck.collapsed
+            var defaults: [(String, Any)] = [("usn", -1), ("lrnToday", [0, 0]), ("revToday", [0, 0]), ("newToday", [0, 0]),
+                                             ("timeToday", [0, 0]), ("browserCollapsed", false)]
+            if deck.isFiltered {
+                object["dyn"] = 1
+                object["resched"] = deck.reschedules
+                object["terms"] = deck.filterTerms.map { [$0.search, $0.limit, $0.order] as [Any] }
+                for key in ["conf", "extendNew", "extendRev"] { object[key] = nil }
+                defaults += [("separate", true), ("delays", NSNull()), ("previewDelay", 0)]
+            } else {
+                object["dyn"] = 0
+                object["conf"] = deck.presetID
+                for key in ["terms", "resched"] { object[key] = nil }
+                defaults += [("extendNew", 0), ("extendRev", 0)]
+            }
+            for (key, value) in defaults where object[key] == nil { object[key] = value }
+            map[String(deck.id)] = object
         }
-        return Self.encode(map)
+        return Self.serialize(map)
     }
 
     // MARK: Deck options (`col.dconf`) and configuration (`col.conf`)
@@ -153,14 +160,71 @@ struct LegacyCollectionJSON {
         let replayq: Bool, new: New, rev: Review, lapse: Lapse, dyn: Bool
     }
 
-    func deckConfigurations() -> String {
-        let config = DeckConfig(
+    /// `col.dconf`: Anki's default (id 1) unless replaced, then each preset: Anki's defaults,
+    /// its ``AnkiPreset/options`` laid over them (nested objects key by key), its named values over those.
+    func deckConfigurations(_ presets: [AnkiPreset]) -> String {
+        let defaults = Self.object(defaultDeckConfig())
+        var map: [String: Any] = ["1": defaults]
+        for preset in presets {
+            guard var object = Self.merged(Self.parse(preset.options), over: defaults) as? [String: Any] else { continue }
+            func section(_ key: String, _ body: (inout [String: Any]) -> Void) {
+                var inner = object[key] as? [String: Any] ?? [:]
+                body(&inner)
+                object[key] = inner
+            }
+            object["id"] = preset.id
+            object["name"] = preset.name
+            object["mod"] = preset.modified != 0 ? preset.modified : modifiedSeconds
+            if object["usn"] == nil { object["usn"] = -1 }
+            object["dyn"] = false
+            section("new") { new in
+                new["perDay"] = preset.newPerDay
+                new["delays"] = preset.learningSteps
+                new["initialFactor"] = preset.startingEase
+                let third = (new["ints"] as? [NSNumber]).flatMap { $0.count > 2 ? $0[2].intValue : nil } ?? 0
+                new["ints"] = [preset.graduatingInterval, preset.easyInterval, third]
+                new["bury"] = preset.buryNewSiblings
+            }
+            section("rev") { rev in
+                rev["perDay"] = preset.reviewsPerDay
+                rev["maxIvl"] = preset.maximumInterval
+                rev["ease4"] = preset.easyBonus
+                rev["hardFactor"] = preset.hardMultiplier
+                rev["ivlFct"] = preset.intervalMultiplier
+                rev["bury"] = preset.buryReviewSiblings
+            }
+            section("lapse") { lapse in
+                lapse["delays"] = preset.relearningSteps
+                lapse["mult"] = preset.lapseMultiplier
+                lapse["minInt"] = preset.minimumLapseInterval
+                lapse["leechFails"] = preset.leechThreshold
+            }
+            object["buryInterdayLearning"] = preset.buryInterdaySiblings
+            object["desiredRetention"] = preset.desiredRetention
+            // The weights under the key of their FSRS version (21 FSRS-6, 19 FSRS-5, 17 FSRS-4.5).
+            switch preset.fsrsParameters.count {
+            case 0: break
+            case 17: object["fsrsWeights"] = preset.fsrsParameters
+            case 19: object["fsrsParams5"] = preset.fsrsParameters
+            default: object["fsrsParams6"] = preset.fsrsParameters
+            }
+            map[String(preset.id)] = object
+        }
+        return Self.serialize(map)
+    }
+
+    private func defaultDeckConfig() -> DeckConfig {
+        DeckConfig(
             id: 1, mod: 0, name: "Default", usn: 0, maxTaken: 60, autoplay: true, timer: 0, replayq: true,
             new: .init(bury: false, delays: [1, 10], initialFactor: 2500, ints: [1, 4, 0], order: 1, perDay: 20),
             rev: .init(bury: false, ease4: 1.3, ivlFct: 1, maxIvl: 36500, perDay: 200, hardFactor: 1.2),
             lapse: .init(delays: [10], leechAction: 1, leechFails: 8, minInt: 1, mult: 0),
             dyn: false)
-        return Self.encode(["1": config])
+    }
+
+    /// `col.tags`: every tag the notes use, with its update sequence number.
+    func tags(_ names: Set<String>) -> String {
+        Self.serialize(Dictionary(uniqueKeysWithValues: names.map { ($0, 0 as Any) }))
     }
 
     private struct Configuration: Encodable {
@@ -169,18 +233,61 @@ struct LegacyCollectionJSON {
         let nextPos: Int64, sortType: String, sortBackwards: Bool, addToCur: Bool, dayLearnFirst: Bool
     }
 
-    func configuration(currentNoteType: Int64) -> String {
-        Self.encode(Configuration(
+    func configuration(currentNoteType: Int64, over given: String? = nil) -> String {
+        let base = Self.object(Configuration(
             schedVer: 2, sched2021: true, activeDecks: [1], curDeck: 1, newSpread: 0, collapseTime: 1200,
             timeLim: 0, estTimes: true, dueCounts: true, curModel: currentNoteType, nextPos: nextNewPosition,
             sortType: "noteFld", sortBackwards: false, addToCur: true, dayLearnFirst: false))
+        guard var merged = Self.merged(Self.parse(given), over: base) as? [String: Any] else { return Self.serialize(base) }
+        // The next new-card position must lie past every new card written.
+        if let given = merged["nextPos"] as? NSNumber, given.int64Value < nextNewPosition { merged["nextPos"] = nextNewPosition }
+        if merged["nextPos"] == nil { merged["nextPos"] = nextNewPosition }
+        return Self.serialize(merged)
     }
 
-    private static func encode(_ value: some Encodable) -> String {
+    /// The JSON object of `text`, or an empty one.
+    private static func jsonObject(_ text: String) -> [String: Any] {
+        parse(text) as? [String: Any] ?? [:]
+    }
+
+    // MARK: JSON objects
+
+    /// An encodable value as a JSON object tree (`[String: Any]`, `[Any]`, numbers, strings, bools).
+    private static func object(_ value: some Encodable) -> Any {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain structs cannot fail (no floats that are NaN, no custom throws).
-        guard let data = try? encoder.encode(value) else { return "{}" }
+        guard let data = try? encoder.encode(value), let tree = try? JSONSerialization.jsonObject(with: data) else { return [String: Any]() }
+        return tree
+    }
+
+    /// The JSON text `json` as a tree, nil when absent or not JSON.
+    static func parse(_ json: String?) -> Any? {
+        guard let json, !json.isEmpty else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+    }
+
+    /// `top` laid over `base`: objects key by key (recursively), arrays of objects element by
+    /// element (`flds`, `tmpls`), anything else replaced by `top`'s value. An absent `top` keeps `base`.
+    static func merged(_ top: Any?, over base: Any) -> Any {
+        guard let top else { return base }
+        if let topObject = top as? [String: Any], let baseObject = base as? [String: Any] {
+            var result = baseObject
+            for (key, value) in topObject {
+                result[key] = baseObject[key].map { merged(value, over: $0) } ?? value
+            }
+            return result
+        }
+        if let topArray = top as? [Any], let baseArray = base as? [Any],
+           topArray.allSatisfy({ $0 is [String: Any] }), !baseArray.isEmpty, baseArray.allSatisfy({ $0 is [String: Any] }) {
+            return topArray.enumerated().map { index, value in index < baseArray.count ? merged(value, over: baseArray[index]) : value }
+        }
+        return top
+    }
+
+    static func serialize(_ tree: Any) -> String {
+        guard JSONSerialization.isValidJSONObject(tree),
+              let data = try? JSONSerialization.data(withJSONObject: tree, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 }

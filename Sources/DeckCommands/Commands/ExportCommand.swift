@@ -4,10 +4,10 @@ import FileSafety
 import Foundation
 import Interchange
 
-/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|html] [--media-folder <dir>]`
+/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|colpkg|html] [--media-folder <dir>]`
 struct ExportCommand: ParsableCommand {
     enum Format: String, CaseIterable, ExpressibleByArgument {
-        case csv, tsv, json, apkg, html
+        case csv, tsv, json, apkg, colpkg, html
 
         var interchangeFormat: InterchangeFormat {
             switch self {
@@ -15,6 +15,7 @@ struct ExportCommand: ParsableCommand {
             case .tsv: .tsv
             case .json: .json
             case .apkg: .apkg
+            case .colpkg: .colpkg
             case .html: .html
             }
         }
@@ -25,7 +26,7 @@ struct ExportCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a deck's cards as CSV, TSV, JSON, an Anki package or an HTML page.",
+        abstract: "Write a deck's cards as CSV, TSV, JSON, an Anki package or collection, or an HTML page.",
         discussion: """
             The format is taken from --format, else from the output's extension. The file is written under a \
             temporary name and published when complete with a call that never replaces anything: an existing file, \
@@ -43,18 +44,17 @@ struct ExportCommand: ParsableCommand {
             <sha256>.<ext>). Described by Schemas/sampledeck.schema.json (format version 2). Exporting, importing into a \
             new deck and exporting again gives the same bytes.
 
-            apkg: a legacy Anki package that current Anki imports. Card kinds map to Anki's stock note types:
+            apkg: an Anki package (collection.anki21 with a meta entry, the layout of Anki's "support older \
+            versions" export, which every Anki since 2.1 imports) holding everything the deck has: every note type with \
+            its fields, templates, CSS and options; every note with its GUID and Anki id; every card with its deck and \
+            full scheduling (type, queue, due, interval, ease, reps, lapses, learning steps, filtered deck and original \
+            deck, flag, FSRS memory state, desired retention, custom data); decks with descriptions and presets, filtered \
+            decks with their searches; every review; tags; media under every name. Ids and GUIDs are the ones stored \
+            (a note made here gets them once), so importing a re-exported deck into Anki updates its notes instead of \
+            adding them again.
 
-              card kind   Anki note type              Anki fields
-              basic       Basic                       Front = front, Back = back
-              reversible  Basic (and reversed card)   Front = front, Back = back
-              cloze       Cloze                       Text = text, Back Extra = back
-
-            A reversible card becomes two Anki cards, a cloze card one per cloze number.
-
-            Tags go as Anki tags (spaces become _), a card's deck path as its Anki deck (the deck's title when it has \
-            none), media under their original names, a scheduled card as a review card with its history, and a card \
-            that came from Anki keeps its note GUID.
+            colpkg: the same as a whole Anki collection (importing it in Anki replaces the collection), with the deck's \
+            collection settings.
 
             html: one page a browser opens, every card as Anki shows it: question and answer rendered through the note \
             type's templates and CSS (fields, filters, cloze, special fields), media inline as data: URLs, or with \
@@ -99,7 +99,7 @@ struct ExportCommand: ParsableCommand {
             throw ValidationError("--format is required when writing to \(outputFile)")
         }
         guard let inferred = InterchangeFormat(inferringFrom: outputFile), inferred.isExportable else {
-            throw ValidationError("cannot tell the format of '\(outputFile)': use --format csv|tsv|json|apkg|html")
+            throw ValidationError("cannot tell the format of '\(outputFile)': use --format csv|tsv|json|apkg|colpkg|html")
         }
         return inferred
     }

@@ -76,7 +76,9 @@ extension DeckDocument {
             return found
         }
         try requireWritable()
-        return StockNoteTypes.make(kind, in: mainContext, modified: Date())
+        let made = StockNoteTypes.make(kind, in: mainContext, modified: Date())
+        made.ankiID = try newAnkiID()
+        return made
     }
 
     /// The deck at a `::` path, created with its missing ancestors (using the deck `Default`'s
@@ -97,6 +99,7 @@ extension DeckDocument {
         }
         let made = DeckSchemaV2.Deck(name: name)
         made.modified = Date()
+        if name != DeckStoreV2.defaultDeckName { made.ankiID = try newAnkiID() }
         made.preset = try parentPreset ?? defaultPreset()
         mainContext.insert(made)
         return made
@@ -168,6 +171,7 @@ extension DeckDocument {
             throw NoteInputError("a \(type.name) note needs a cloze deletion such as {{c1::text}} in a field")
         }
         let note = Note(guid: guid ?? AnkiGUID.random(), fields: values, created: created)
+        note.ankiID = try newAnkiID()
         note.sortText = FieldText.plainText(fromHTML: values.indices.contains(type.sortField) ? values[type.sortField] : "")
         mainContext.insert(note)
         note.noteType = type
@@ -217,6 +221,7 @@ extension DeckDocument {
         for ordinal in ordinals {
             let card = V2.Card(ordinal: ordinal, created: note.modified)
             card.due = position
+            card.ankiID = try newAnkiID()
             mainContext.insert(card)
             card.note = note
             if let deck {
@@ -374,12 +379,52 @@ extension DeckDocument {
         return try mainContext.fetch(FetchDescriptor<DeckSchemaV2.Tag>(sortBy: [SortDescriptor(\.name)]))
     }
 
+    // MARK: Anki ids
+
+    /// A new Anki id (a millisecond timestamp, above every id the deck's notes and cards hold),
+    /// given once to a note, card, note type or deck when it is made here: an export then
+    /// writes the same ids every time, so Anki updates the notes of a re-exported deck instead
+    /// of adding them again.
+    func newAnkiID() throws -> Int64 {
+        if nextAnkiID == nil {
+            let stored = try container.withDatabase(for: Note.self) { db in
+                let notes = try db.scalar("SELECT max(\"ankiID\") FROM \"Note\" WHERE \"ankiID\" IS NOT NULL", as: Int64.self) ?? 0
+                let cards = try db.scalar("SELECT max(\"ankiID\") FROM \"Card\" WHERE \"ankiID\" IS NOT NULL", as: Int64.self) ?? 0
+                return max(notes, cards)
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            nextAnkiID = stored < Int64.max - 1_000_000_000 ? max(now, stored + 1) : now
+        }
+        let id = nextAnkiID ?? 1
+        nextAnkiID = id &+ 1
+        return id
+    }
+
+    /// Gives the notes, cards, note types and decks about to be inserted that have no Anki id
+    /// one (models inserted into the context directly rather than through ``addNote(type:fields:tags:deck:guid:created:)``
+    /// and the other calls, which give theirs when they make them). Not while the context
+    /// records undo: the ids would be a change of their own; an export derives the missing ones.
+    /// The deck `Default` keeps none: an export writes it as Anki's deck 1.
+    func assignAnkiIDs() throws {
+        guard !mainContext.isUndoEnabled else { return }
+        for model in mainContext.insertedModelsArray {
+            switch model {
+            case let note as Note where note.ankiID == nil: note.ankiID = try newAnkiID()
+            case let card as V2.Card where card.ankiID == nil: card.ankiID = try newAnkiID()
+            case let type as NoteType where type.ankiID == nil: type.ankiID = try newAnkiID()
+            case let deck as V2.Deck where deck.ankiID == nil && deck.name != DeckStoreV2.defaultDeckName: deck.ankiID = try newAnkiID()
+            default: continue
+            }
+        }
+    }
+
     // MARK: Saving with the search index
 
     /// Saves ``mainContext`` and, in the same transaction, writes the search index rows of the
     /// notes it inserted or changed (their plain text, which SQL can't compute; deleted notes
     /// leave the index through the `Note_search_delete` trigger).
     func saveIndexingNotes() throws {
+        try assignAnkiIDs()
         var touched: [Note] = []
         var seen: Set<ObjectIdentifier> = []
         for case let note as Note in mainContext.insertedModelsArray + mainContext.changedModelsArray

@@ -55,6 +55,8 @@ public final class DeckDocument {
     var noteLayouts: [Int64: CardTemplates.NoteLayout] = [:]
     /// The next position of a new card (Anki's `nextPos`), read from the store on first use.
     var nextNewPosition: Int64?
+    /// The next Anki id ``newAnkiID()`` hands out, read from the store on first use.
+    var nextAnkiID: Int64?
 
     /// The context commands work in (autosave off: changes are written by ``save()``).
     public var mainContext: ModelContext { container.sharedMainContext }

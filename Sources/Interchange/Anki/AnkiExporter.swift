@@ -2,24 +2,34 @@ import Anki
 import DeckDocument
 import Foundation
 
-/// Exports a deck as a legacy Anki package (`.apkg`) that current Anki imports.
+/// Exports a deck as an Anki package (`.apkg`, or a whole collection `.colpkg`) that current
+/// Anki imports with everything the deck holds.
 ///
-/// | card kind | Anki note type | fields |
-/// | --- | --- | --- |
-/// | basic | Basic | Front = front, Back = back |
-/// | reversible | Basic (and reversed card) | Front = front, Back = back |
-/// | cloze | Cloze | Text = cloze text, Back Extra = back |
+/// What goes where (docs/INTERCHANGE.md, "Anki packages"):
+/// - every note type as itself: fields with their options, templates (question, answer and
+///   browser formats, browser font, target deck), CSS, sort field, LaTeX header and footer,
+///   kind (standard, cloze; image occlusion is a cloze type whose `originalStockKind` is 6),
+///   its Anki id and modification time, and the options kept verbatim (`ankiOptions`);
+/// - every note with its stored GUID and Anki id, fields and tags;
+/// - every card of every note with its full scheduling state as stored (type, queue, due,
+///   interval, factor, reps, lapses, left, `odue`/`odid` in filtered decks, flag), its FSRS
+///   memory state, desired retention, decay, last review, original position and custom data
+///   in `cards.data`;
+/// - the deck tree with descriptions, their presets as deck configs, filtered decks with their
+///   terms; every review row as it is stored; every media name with its file's bytes.
 ///
-/// Tags go as Anki tags (spaces become `_`), ``Card/deckPath`` as the Anki deck (the deck's
-/// title when a card has none), media files under their original names, and a scheduled card
-/// as a review card (due day, interval, ease, repetitions, lapses) with its review history on
-/// its first Anki card. A card's ``Card/ankiGUID`` is kept, so a deck that came from Anki goes
-/// back as the same notes.
+/// The collection's `crt` is the deck's day zero (``DeckSchemaV2/DeckInfo/dayZero``), so
+/// day-numbered due dates are written as stored. Ids are the ones stored (a note, card, note
+/// type or deck made here gets its Anki id once, when first saved); one missing (a deck made
+/// before ids were assigned) is derived from stored values, the same on every export. So
+/// exporting an unchanged deck twice gives the same GUIDs and ids, and Anki updates the notes
+/// of a second import instead of duplicating them.
 ///
-/// Cost: one pass over the cards (see ``DeckDocument/forEachCardSnapshot(_:)``), media files
-/// streamed into the zip; the package appears at its destination only when complete.
+/// Cost: one pass over the notes (``DeckDocument/forEachStoredNote(_:)``), holding one note and
+/// the ids written; media files are streamed into the zip; the package appears at its
+/// destination only when complete.
 public struct AnkiExporter: Sendable {
-    /// The package layout and compression.
+    /// The package layout and compression (the collection's creation time is the deck's day zero).
     public var options: AnkiPackageWriter.Options
 
     /// Creates an exporter.
@@ -27,110 +37,222 @@ public struct AnkiExporter: Sendable {
         self.options = options
     }
 
-    /// The ids of the three note types written (stable, so Anki recognises them on a second import).
-    static let basicTypeID: Int64 = 1_735_689_600_001
-    static let reversibleTypeID: Int64 = 1_735_689_600_002
-    static let clozeTypeID: Int64 = 1_735_689_600_003
+    /// Base of the ids derived for note types, decks and presets that have none stored (their
+    /// row key is added): fixed, so a deck exports the same ids every time.
+    static let derivedNoteTypeBase: Int64 = 1_735_689_600_000
+    static let derivedDeckBase: Int64 = 1_735_689_700_000
+    static let derivedPresetBase: Int64 = 1_735_689_800_000
 
-    /// Writes the saved cards of `document` to `url`.
+    /// Writes the saved contents of `document` to `url`.
     /// - Throws: `AnkiError` when the package can't be written (nothing is left at `url`);
-    ///   the store's error when reading fails.
+    ///   `DeckError` when the store can't be read or holds what Anki can't take (a note whose
+    ///   type is missing).
     @discardableResult
     public func export(_ document: DeckDocument, to url: URL) throws -> AnkiExportReport {
+        let info = try document.deckInfo()
+        var options = options
+        if let info { options.creationTime = info.dayZero }
         let writer = try AnkiPackageWriter(url: url, options: options)
         var finished = false
         defer { if !finished { writer.cancel() } }
-        try writer.addNoteType(.basic(id: Self.basicTypeID, name: "Basic"))
-        try writer.addNoteType(.basicAndReversed(id: Self.reversibleTypeID))
-        try writer.addNoteType(.cloze(id: Self.clozeTypeID))
         var report = AnkiExportReport()
 
-        // Media under their original names (made unique), streamed from the package.
-        var usedNames: Set<String> = []
+        // Presets (deck configs).
+        let presets = try document.allPresets()
+        let decks = try document.decksByName()
+        var presetIDs: [Int64: Int64] = [:]
+        let defaultPreset = decks.first { $0.name == "Default" }?.preset ?? presets.first
+        let hasPresetOne = presets.contains { $0.ankiID == 1 }
+        for preset in presets {
+            let key = preset.persistentModelID.primaryKey
+            let id = preset.ankiID ?? (!hasPresetOne && preset === defaultPreset ? 1 : Self.derivedPresetBase + key)
+            presetIDs[key] = id
+            try writer.addPreset(Self.ankiPreset(preset, id: id))
+            report.presets += 1
+        }
+
+        // Decks: ids first (templates and cards refer to them).
+        var deckIDs: [Int64: Int64] = [:]
+        var usedDeckIDs: Set<Int64> = []
+        for deck in decks where deck.ankiID != nil {
+            if let id = deck.ankiID, usedDeckIDs.insert(id).inserted { deckIDs[deck.persistentModelID.primaryKey] = id }
+        }
+        for deck in decks where deckIDs[deck.persistentModelID.primaryKey] == nil {
+            let key = deck.persistentModelID.primaryKey
+            var id = deck.name == "Default" && !usedDeckIDs.contains(1) ? 1 : Self.derivedDeckBase + key
+            while !usedDeckIDs.insert(id).inserted { id += 1 }
+            deckIDs[key] = id
+        }
+        for deck in decks {
+            let key = deck.persistentModelID.primaryKey
+            guard let id = deckIDs[key] else { continue }
+            let presetID = deck.preset.flatMap { presetIDs[$0.persistentModelID.primaryKey] } ?? 1
+            try writer.addDeck(Self.ankiDeck(deck, id: id, presetID: presetID))
+            report.decks += 1
+        }
+
+        // Note types.
+        var noteTypeIDs: [Int64: (id: Int64, fieldCount: Int)] = [:]
+        for type in try document.noteTypes() {
+            let key = type.persistentModelID.primaryKey
+            let id = type.ankiID ?? Self.derivedNoteTypeBase + key
+            let fields = type.fields.sorted { $0.ordinal < $1.ordinal }
+            let value = Self.ankiNoteType(type, id: id) { deck in deck.flatMap { deckIDs[$0.persistentModelID.primaryKey] } ?? 0 }
+            try writer.addNoteType(value)
+            noteTypeIDs[key] = (id, fields.count)
+            report.noteTypes += 1
+        }
+
+        // Media: every name, with its file's bytes.
         for media in try document.allMedia() {
-            var name = MediaNames.sanitized(media.originalName.isEmpty ? media.fileName : media.originalName)
-            if usedNames.contains(name) {
-                let ext = (name as NSString).pathExtension
-                let stem = (name as NSString).deletingPathExtension
-                name = "\(stem)-\(media.sha256.prefix(8))" + (ext.isEmpty ? "" : ".\(ext)")
-            }
-            usedNames.insert(name)
+            let name = AnkiMedia.isSafeFileName(media.originalName) ? media.originalName : MediaNames.sanitized(media.originalName)
             try writer.addMedia(name: name, contentsOf: document.verifiedMediaFileURL(named: media.fileName))
             report.media += 1
         }
 
-        let title = document.manifest.title.isEmpty ? "Default" : document.manifest.title
-        var deckIDs: [String: Int64] = [:]
-        var deckIDsByPath: [String?: Int64] = [:]
-        var nextDeckID = options.creationTime * 1000 + 1
-        func deckID(for path: String?) throws -> Int64 {
-            if let id = deckIDsByPath[path] { return id }
-            let name = Self.deckName(path ?? title)
-            if let id = deckIDs[name] {
-                deckIDsByPath[path] = id
-                return id
+        // Notes, their cards and the cards' reviews.
+        var noteIDs = StableIDs(), cardIDs = StableIDs()
+        var reviewIDs: Set<Int64> = []
+        try document.forEachStoredNote { note in
+            guard let type = noteTypeIDs[note.noteTypeKey] else {
+                throw DeckError(path: document.storeURL.path, reason: "note \(note.pk) has no note type", kind: .corrupt)
             }
-            let id = nextDeckID
-            nextDeckID += 1
-            try writer.addDeck(AnkiDeck(id: id, name: name, description: path == nil ? (try document.deckDescription()) : ""))
-            deckIDs[name] = id
-            deckIDsByPath[path] = id
-            return id
+            var fields = note.fields
+            if fields.count < type.fieldCount { fields += Array(repeating: "", count: type.fieldCount - fields.count) }
+            let noteID = noteIDs.id(stored: note.ankiID, created: note.created)
+            try writer.addNote(AnkiNote(id: noteID, guid: note.guid, noteTypeID: type.id, modified: Self.seconds(note.modified),
+                                        tags: Self.ankiTags(note.tags), fields: fields))
+            report.notes += 1
+            for card in note.cards {
+                let cardID = cardIDs.id(stored: card.ankiID, created: card.created)
+                let anki = AnkiCard(
+                    id: cardID, noteID: noteID, deckID: deckIDs[card.deckKey] ?? 1, ordinal: card.ordinal,
+                    modified: Self.seconds(card.modified), type: .init(rawValue: card.type), queue: .init(rawValue: card.queue),
+                    due: card.due, interval: Int64(card.interval), factor: Int64(card.easeFactor), reps: Int64(card.repetitions),
+                    lapses: Int64(card.lapses), left: Int64(card.remainingSteps), originalDue: card.originalDue,
+                    originalDeckID: card.originalDeckKey.flatMap { deckIDs[$0] } ?? 0, flags: card.flag,
+                    stability: card.stability, difficulty: card.difficulty, desiredRetention: card.desiredRetention,
+                    decay: card.decay, lastReview: card.lastReview, originalPosition: card.originalPosition,
+                    customData: card.customData == "{}" ? "" : card.customData, otherData: card.ankiOptions)
+                try writer.addCardAsGiven(anki)
+                report.cards += 1
+                for review in card.reviews {
+                    var id = review.ankiID ?? review.time
+                    while !reviewIDs.insert(id).inserted { id += 1 }
+                    try writer.addReview(AnkiReview(id: id, cardID: cardID, ease: review.rating, interval: Int64(review.interval),
+                                                    lastInterval: Int64(review.lastInterval), factor: Int64(review.easeFactor),
+                                                    timeTaken: Int64(review.duration), kind: .init(rawValue: review.kind)))
+                    report.reviews += 1
+                }
+            }
         }
 
-        var reviewIDs: Set<Int64> = []
-        try document.forEachCardSnapshot { card in
-            let deck = try deckID(for: card.deckPath)
-            let typeID: Int64
-            let fields: [String]
-            switch card.kind {
-            case .basic: (typeID, fields) = (Self.basicTypeID, [card.front, card.back])
-            case .reversible: (typeID, fields) = (Self.reversibleTypeID, [card.front, card.back])
-            case .cloze: (typeID, fields) = (Self.clozeTypeID, [card.text ?? card.front, card.back])
-            }
-            let note = AnkiNote(id: 0, guid: card.ankiGUID ?? "", noteTypeID: typeID,
-                                modified: Int64(saturating: card.modified.timeIntervalSince1970, rounding: .down),
-                                tags: Self.ankiTags(card.tags), fields: fields)
-            report.notes += 1
-            if card.due == nil && card.reviews.isEmpty && card.repetitions == 0 {
-                report.cards += try writer.addNote(note, generatingCardsIn: deck).cards.count
-                return
-            }
-            let written = try writer.addNote(note)
-            let ordinals: [Int] = switch card.kind {
-            case .basic: [0]
-            case .reversible: [0, 1]
-            case .cloze: Self.clozeOrdinals(in: fields[0])
-            }
-            var firstCardID: Int64 = 0
-            for ordinal in ordinals {
-                let template = ordinal == ordinals[0]
-                    ? AnkiScheduling.ankiCard(for: card, id: 0, noteID: written.id, deckID: deck, ordinal: ordinal,
-                                              collectionCreation: options.creationTime)
-                    : AnkiCard(id: 0, noteID: written.id, deckID: deck, ordinal: ordinal)
-                let added = try writer.addCard(template)
-                if firstCardID == 0 { firstCardID = added.id }
-                report.cards += 1
-            }
-            var previous = 0
-            let factor = Int64(saturating: card.ease * 1000)
-            for review in card.reviews {
-                var entry = AnkiScheduling.ankiReview(review, cardID: firstCardID, previousInterval: previous, factor: factor)
-                while !reviewIDs.insert(entry.id).inserted { entry.id += 1 }
-                try writer.addReview(entry)
-                previous = review.interval
-                report.reviews += 1
-            }
-        }
+        // The collection's configuration (kept verbatim from Anki, with the day start).
+        var configuration = Self.object(info?.ankiConfig) ?? [:]
+        if let info { configuration["rollover"] = info.dayStartsAt }
+        if configuration["fsrs"] == nil, let defaultPreset { configuration["fsrs"] = defaultPreset.usesFSRS }
+        try writer.setConfiguration(legacyJSON: Self.json(configuration))
+
         try writer.finish()
         finished = true
         return report
     }
 
-    /// A deck path as an Anki deck name: empty parts dropped, "Default" when nothing is left.
-    static func deckName(_ path: String) -> String {
-        let parts = path.components(separatedBy: "::").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return parts.isEmpty ? "Default" : parts.joined(separator: "::")
+    // MARK: Ids
+
+    /// Note or card ids: the stored one, else one derived from the creation time (in
+    /// milliseconds), raised past every id given so far when taken. Deterministic for a deck.
+    struct StableIDs {
+        private var used: Set<Int64> = []
+        private var highest: Int64 = 0
+
+        mutating func id(stored: Int64?, created: Date) -> Int64 {
+            if let stored, used.insert(stored).inserted {
+                highest = max(highest, stored)
+                return stored
+            }
+            let milliseconds = created.timeIntervalSince1970 * 1000
+            var candidate = milliseconds.isFinite && milliseconds >= 1 && milliseconds < 1e15 ? Int64(milliseconds) : highest + 1
+            if !used.insert(candidate).inserted {
+                candidate = max(highest, candidate) + 1
+                while !used.insert(candidate).inserted { candidate += 1 }
+            }
+            highest = max(highest, candidate)
+            return candidate
+        }
+    }
+
+    // MARK: Anki values
+
+    static func ankiNoteType(_ type: NoteType, id: Int64, deckID: (DeckSchemaV2.Deck?) -> Int64) -> AnkiNoteType {
+        let fields = type.fields.sorted { $0.ordinal < $1.ordinal }
+        let templates = type.templates.sorted { $0.ordinal < $1.ordinal }
+        return AnkiNoteType(
+            id: id, name: type.name, kind: type.kind == .cloze ? .cloze : .standard,
+            fields: fields.enumerated().map { ordinal, field in
+                AnkiNoteType.Field(name: field.name, ordinal: ordinal, font: field.font, fontSize: field.fontSize,
+                                   rightToLeft: field.rightToLeft, sticky: field.sticky, plainText: field.plainText,
+                                   collapsed: field.collapsed, excludeFromSearch: field.excludeFromSearch,
+                                   description: field.fieldDescription, id: field.ankiID, options: field.ankiOptions)
+            },
+            templates: templates.enumerated().map { ordinal, template in
+                AnkiNoteType.Template(name: template.name, ordinal: ordinal, questionFormat: template.questionFormat,
+                                      answerFormat: template.answerFormat, browserQuestionFormat: template.browserQuestionFormat,
+                                      browserAnswerFormat: template.browserAnswerFormat, browserFont: template.browserFont,
+                                      browserFontSize: template.browserFontSize, targetDeckID: deckID(template.targetDeck),
+                                      modified: seconds(template.modified), id: template.ankiID, options: template.ankiOptions)
+            },
+            css: type.css, sortFieldIndex: fields.isEmpty ? 0 : min(max(type.sortField, 0), fields.count - 1),
+            stockKind: AnkiNoteType.StockKind(rawValue: type.stockKind?.rawValue ?? 0),
+            latexPre: type.latexPre, latexPost: type.latexPost, latexSVG: type.latexSVG,
+            modified: seconds(type.modified), options: type.ankiOptions)
+    }
+
+    static func ankiDeck(_ deck: DeckSchemaV2.Deck, id: Int64, presetID: Int64) -> AnkiDeck {
+        let terms = (try? JSONSerialization.jsonObject(with: Data(deck.filterTerms.utf8))) as? [[String: Any]] ?? []
+        return AnkiDeck(
+            id: id, name: deck.name, description: deck.deckDescription, isFiltered: deck.kind == .filtered, presetID: presetID,
+            markdownDescription: deck.markdownDescription, collapsed: deck.collapsed,
+            filterTerms: terms.map {
+                AnkiDeck.FilterTerm(search: $0["search"] as? String ?? "", limit: ($0["limit"] as? NSNumber)?.intValue ?? 100,
+                                    order: ($0["order"] as? NSNumber)?.intValue ?? 0)
+            },
+            reschedules: deck.reschedules, modified: seconds(deck.modified), options: deck.ankiOptions)
+    }
+
+    static func ankiPreset(_ preset: DeckSchemaV2.Preset, id: Int64) -> AnkiPreset {
+        func numbers(_ json: String) -> [Double] {
+            ((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [NSNumber])?.map(\.doubleValue) ?? []
+        }
+        return AnkiPreset(
+            id: id, name: preset.name, modified: seconds(preset.modified), newPerDay: preset.newPerDay,
+            reviewsPerDay: preset.reviewsPerDay, learningSteps: numbers(preset.learningSteps),
+            relearningSteps: numbers(preset.relearningSteps), maximumInterval: preset.maximumInterval,
+            fsrsParameters: numbers(preset.fsrsParameters), desiredRetention: preset.desiredRetention,
+            startingEase: preset.startingEase, graduatingInterval: preset.graduatingInterval, easyInterval: preset.easyInterval,
+            easyBonus: preset.easyBonus, hardMultiplier: preset.hardMultiplier, intervalMultiplier: preset.intervalMultiplier,
+            lapseMultiplier: preset.lapseMultiplier, minimumLapseInterval: preset.minimumLapseInterval,
+            leechThreshold: preset.leechThreshold, buryNewSiblings: preset.buryNewSiblings,
+            buryReviewSiblings: preset.buryReviewSiblings, buryInterdaySiblings: preset.buryInterdaySiblings,
+            options: preset.ankiOptions)
+    }
+
+    // MARK: Helpers
+
+    static func seconds(_ date: Date) -> Int64 {
+        Int64(saturating: date.timeIntervalSince1970, rounding: .down)
+    }
+
+    /// A JSON object's text as a tree, nil when it isn't one.
+    static func object(_ text: String?) -> [String: Any]? {
+        guard let text, !text.isEmpty else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    static func json(_ object: [String: Any]) -> String {
+        guard JSONSerialization.isValidJSONObject(object),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Tags as Anki spells them: no spaces (each run becomes `_`), no empties.
@@ -139,31 +261,24 @@ public struct AnkiExporter: Sendable {
         if tags.allSatisfy({ tag in !tag.isEmpty && tag.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) { return tags }
         return tags.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: "_") }.filter { !$0.isEmpty }
     }
-
-    /// The card ordinals of a cloze text: cloze number minus one, sorted; `[0]` when there is none.
-    static func clozeOrdinals(in text: String) -> [Int] {
-        var numbers: Set<Int> = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{c") {
-            let digits = rest[open.upperBound...].prefix { $0.isASCII && $0.isNumber }
-            let after = rest[open.upperBound...].dropFirst(digits.count)
-            if let number = Int(digits), number > 0, number < 500, after.hasPrefix("::") { numbers.insert(number - 1) }
-            rest = rest[open.upperBound...]
-        }
-        return numbers.isEmpty ? [0] : numbers.sorted()
-    }
 }
 
 /// What an Anki export wrote.
 public struct AnkiExportReport: Sendable, Hashable, Codable {
-    /// Notes written (one per card of the deck).
+    /// Notes written.
     public var notes = 0
-    /// Anki cards written (two for a reversible card, one per cloze number).
+    /// Anki cards written (every card of every note).
     public var cards = 0
-    /// Media files written.
+    /// Media names written (a file under two names counts twice).
     public var media = 0
-    /// Review-history entries written.
+    /// Review-history rows written.
     public var reviews = 0
+    /// Note types written.
+    public var noteTypes = 0
+    /// Decks written.
+    public var decks = 0
+    /// Presets (deck configs) written.
+    public var presets = 0
 
     /// Creates an empty report.
     public init() {}

@@ -86,9 +86,15 @@ public enum DeckInterchange {
         case .json: try DeckJSONExporter(media: mediaFolder.map { .folder($0) } ?? .embedded).export(document, to: url)
         case .apkg:
             do { try AnkiExporter().export(document, to: url) } catch let error as AnkiError { throw InterchangeError(anki: error) }
+        case .colpkg:
+            do {
+                try AnkiExporter(options: .init(format: .collectionPackage)).export(document, to: url)
+            } catch let error as AnkiError {
+                throw InterchangeError(anki: error)
+            }
         case .html: try DeckHTMLExporter(mediaFolder: mediaFolder, pageFolder: pageFolder).export(document, to: url)
-        case .sampledeck, .zip, .colpkg:
-            throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg or html)")
+        case .sampledeck, .zip:
+            throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg, colpkg or html)")
         }
     }
 }

@@ -48,5 +48,5 @@ public enum InterchangeFormat: String, CaseIterable, Sendable, Codable {
     public var isBinary: Bool { [.zip, .apkg, .colpkg].contains(self) }
 
     /// Whether a deck can be exported to this format.
-    public var isExportable: Bool { [.csv, .tsv, .json, .apkg, .html].contains(self) }
+    public var isExportable: Bool { [.csv, .tsv, .json, .apkg, .colpkg, .html].contains(self) }
 }
