@@ -113,7 +113,8 @@ struct ReviewCommand: ParsableCommand {
     mutating func run() async throws {
         let rating = try Rating(name: ratingName) ?? { throw ValidationError("not an answer") }()
         let at = try time.time()
-        let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
+        // One answer, one save: the rollback journal costs fewer disk syncs than a WAL turned on and off.
+        let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy, writeAheadLog: false)
         let study = DeckStudy(context: store.document.mainContext, fuzz: time.fuzz)
         try StudyErrors.run(deck) {
             guard let card = try study.card(cardID) else {

@@ -37,14 +37,16 @@ final class OpenDeck {
     /// Opens the deck at `path`; read-only, `path` may also be an archive made by
     /// `deck archive` (read through a private temporary copy removed on close).
     /// Opening for writing waits as `wait` allows while another writer holds the deck.
-    static func open(at path: String, readOnly: Bool, wait: DeckLockWait = .none) throws -> OpenDeck {
+    /// `writeAheadLog: false` for a command that writes once and closes (see ``DeckDocument/open(at:mode:lockWait:writeAheadLog:)``).
+    static func open(at path: String, readOnly: Bool, wait: DeckLockWait = .none, writeAheadLog: Bool = true) throws -> OpenDeck {
         try mapping(path) {
             let url = URL(fileURLWithPath: path)
             var isDirectory: ObjCBool = false
             if readOnly, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 return OpenDeck(path: path, document: try DeckDocument.open(archive: url, limits: ArchiveSecurity.limits()))
             }
-            return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite, lockWait: wait))
+            return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite, lockWait: wait,
+                                                                            writeAheadLog: writeAheadLog))
         }
     }
 

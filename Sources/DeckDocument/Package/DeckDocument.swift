@@ -159,7 +159,14 @@ public final class DeckDocument {
     ///   format (see ``migrate(at:)``); `inUse` when another writer holds the lock (after
     ///   waiting as `lockWait` allows: not at all by default); `corrupt` for a damaged store
     ///   or one whose schema the format does not allow.
-    public static func open(at url: URL, mode: DeckOpenMode = .readWrite, lockWait: DeckLockWait = .none) throws -> DeckDocument {
+    ///
+    /// `writeAheadLog: false` writes through SQLite's rollback journal instead of a WAL: for a
+    /// command that makes one short write and closes (`deck review`), where turning the WAL on
+    /// at open and back off at close (the package keeps one store file at rest) would cost
+    /// more disk syncs than the write itself. A session keeps the WAL (readers aren't blocked
+    /// while it writes).
+    public static func open(at url: URL, mode: DeckOpenMode = .readWrite, lockWait: DeckLockWait = .none,
+                            writeAheadLog: Bool = true) throws -> DeckDocument {
         let url = url.standardizedFileURL
         let manifest = try readManifest(of: url)
         if let error = DeckManifest.versionError(manifest.formatVersion, path: url.path) { throw error }
@@ -183,7 +190,7 @@ public final class DeckDocument {
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
             let container = try ModelContainer(for: DeckStoreV2.schema(), configurations: [
-                ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite),
+                ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite, usesWriteAheadLog: writeAheadLog),
             ])
             if mode == .readWrite {
                 try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
