@@ -128,7 +128,7 @@ let package = Package(
         // The `deck` executable: hands over to DeckCommands.
         .executableTarget(name: "deck", dependencies: ["DeckCommands"]),
         // The benchmark suite (release builds, run by `make bench`; not part of the tests).
-        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "PersistenceMacros", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands", "Scheduling"]),
+        .executableTarget(name: "deck-bench", dependencies: ["Persistence", "PersistenceMacros", "SQLite", "CSQLite", "DeckDocument", "Interchange", "DeckCommands", "Scheduling", "Study"]),
 
         // MARK: Tests
 

@@ -53,10 +53,50 @@ enum SchedulingBench {
             return Sample(wall: t.wall, cpu: t.cpu)
         }
         _ = checksum
-        return measurement("answer one card through the library", samples: samples, per: Double(count), bar: 0.001,
-                           barText: "< 1 ms CPU",
-                           note: "Scheduler.answer over new, learning, review and relearning cards, all four buttons, FSRS-6 and SM-2 presets, fuzz on; median of \(runs) runs of \(count) answers, per answer. The state and its review-log row are computed; storing them is the store's part.")
+        var m = measurement("answer one card through the library", samples: samples, per: Double(count), bar: 0.001,
+                            barText: "< 1 ms CPU",
+                            note: "Scheduler.answer over new, learning, review and relearning cards, all four buttons, FSRS-6 and SM-2 presets, fuzz on; median of \(runs) runs of \(count) answers, per answer. The state and its review-log row are computed; storing them is the store's part (the DeckStudy row below). Reference: the fsrs package's Scheduler.review_card on new, learning and review cards, all four buttons, fuzz on, \(count) answers timed inside its process.")
+        // The reference implementation, side by side: fsrs (PyPI) answering the same mix.
+        let reference = (0..<max(runs, 1)).compactMap { _ -> Sample? in
+            guard let result = try? ChildProcess.run("python3", ["-c", fsrsScript, String(count)]) else { return nil }
+            let fields = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+            return fields.count == 2 ? Sample(wall: fields[0], cpu: fields[1]) : nil
+        }
+        if !reference.isEmpty {
+            let wall = median(reference.map(\.wall)), cpu = median(reference.map(\.cpu))
+            m = Measurement(name: m.name, ours_s: m.ours_s, reference_s: wall, ratio: m.ours_s / max(wall, 1e-12),
+                            bar: m.bar, peak_mib: nil, met: m.met, runs: m.runs, spread: m.spread)
+            m.ours_cpu_s = median(samples.map(\.cpu)) / Double(count)
+            m.reference_cpu_s = cpu
+            m.cpu_ratio = (m.ours_cpu_s ?? 0) / max(cpu, 1e-12)
+            m.reference_name = "fsrs \(PythonPeers.version("fsrs")) (PyPI), Scheduler.review_card per answer"
+            m.group = "study"
+            m.bar_text = "< 1 ms CPU"
+            m.judged_on = .cpu
+            m.note = "Scheduler.answer over new, learning, review and relearning cards, all four buttons, FSRS-6 and SM-2 presets, fuzz on; median of \(runs) runs of \(count) answers, per answer; the fsrs package answers the same four kinds of card with the four buttons, fuzz on, timed inside its process (its start-up left out). Storing the answer is the DeckStudy row below."
+        }
+        return m
     }
+
+    /// fsrs answering `argv[1]` cards (new, learning, review, relearning by turns; the four
+    /// buttons), printing wall and CPU seconds per answer.
+    static let fsrsScript = """
+        import sys, time
+        from datetime import datetime, timedelta, timezone
+        from fsrs import Card, Rating, Scheduler
+        scheduler = Scheduler(enable_fuzzing=True)
+        now = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+        cards = [Card() for _ in range(4)]
+        for i in range(1, 4):
+            for k in range(i + 1):
+                cards[i], _ = scheduler.review_card(cards[i], Rating.Good if k < 3 else Rating.Again, review_datetime=now - timedelta(days=40 - 12 * k))
+        ratings = [Rating.Again, Rating.Hard, Rating.Good, Rating.Easy]
+        n = int(sys.argv[1])
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(n):
+            scheduler.review_card(cards[i % 4], ratings[(i // 4) % 4], review_datetime=now)
+        print((time.perf_counter() - wall) / n, (time.process_time() - cpu) / n)
+        """
 
     /// A 1,000,000-card tree of 21 decks: 2,000 intraday learning, 8,000 interday learning,
     /// 290,000 reviews due today and 700,000 new cards, fed to the builder in the documented

@@ -224,7 +224,8 @@ section("archive-formats") {
 }
 
 // Study (issue 18): one answer through the Scheduling library, and a 1,000,000-card queue (SchedulingBench.swift).
-section("study") { SchedulingBench.run(runs: runs, cards: bigCards) }
+// StudyBench.swift: the same bars on a real 1,000,000-card deck (DeckStudy, deck review end to end).
+section("study") { SchedulingBench.run(runs: runs, cards: bigCards) + (try StudyBench.run(runs: runs, cards: bigCards, scratch: scratch, log: log)) }
 
 let finished = Date()
 let info = ReportWriter.RunInfo(
