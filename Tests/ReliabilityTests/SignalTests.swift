@@ -32,7 +32,7 @@ struct SignalTests {
 
     /// Two processes started together write one output: exactly one exits 0, the other 73,
     /// and the output is the winner's, whole.
-    @Test(arguments: ["export", "archive", "create", "unarchive"])
+    @Test(arguments: ["export", "archive", "create", "unarchive", "convert"])
     func twoWritersToOneOutput(_ command: String) throws {
         let scratch = try Scratch("race")
         var text = "front,back\n"
@@ -49,6 +49,7 @@ struct SignalTests {
             case "export": (arguments, output) = (["export", "D.sampledeck", "-o", "out-\(round)/cards.json"], "cards.json")
             case "archive": (arguments, output) = (["archive", "D.sampledeck", "-o", "out-\(round)/D.zip"], "D.zip")
             case "create": (arguments, output) = (["create", "out-\(round)/New.sampledeck"], "New.sampledeck")
+            case "convert": (arguments, output) = (["convert", "D.sampledeck", "--to", "json", "--out-dir", "out-\(round)"], "D.json")
             default: (arguments, output) = (["unarchive", "D.zip", "-C", "out-\(round)"], "D.sampledeck")
             }
             let first = try DeckBinary.start(arguments, in: scratch.url)
@@ -57,10 +58,11 @@ struct SignalTests {
             let statuses = results.map { $0.signaled ? -$0.status : $0.status }.sorted()
             #expect(statuses == [0, 73], "round \(round): \(results)")
             let loser = results.first { $0.status == 73 }
-            #expect(loser?.stderr.contains("already exists") == true, "round \(round): \(results)")
+            // convert reports each input on standard output, then the count on standard error.
+            #expect((loser.map { $0.stderr + $0.stdout } ?? "").contains("already exists"), "round \(round): \(results)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [output], "round \(round): one output, nothing else")
             switch command {
-            case "export":
+            case "export", "convert":
                 let object = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent(output))) as? [String: Any]
                 #expect((object?["notes"] as? [Any])?.count == 300, "round \(round): the output is whole")
             case "archive":

@@ -49,7 +49,9 @@ struct ConvertCommand: ParsableCommand {
             input as soon as it finishes (so in completion order when --jobs is above 1); with --json each is a JSON \
             object on its own line with input, ok, skipped, output or error, notes and durationMs (milliseconds), and a last line holds \
             the totals (summary, converted, skipped, failed). The exit status is 0 when every input was converted or \
-            skipped and 1 if any failed. A progress bar is drawn on standard error when it is a terminal.
+            skipped, 73 when the inputs that failed all failed because their output could not be created (it \
+            already exists: of two conversions to one output exactly one wins, the other gets 73), and 1 if any \
+            failed otherwise. A progress bar is drawn on standard error when it is a terminal.
 
             Every input is converted on its own and atomically, so a large conversion can be split over processes \
             or machines freely (see docs/CONVERT.md for GNU parallel, xargs and job arrays); with --skip-existing a \
@@ -142,7 +144,11 @@ struct ConvertCommand: ParsableCommand {
                                           + "\"skipped\": \(skipped), \"failed\": \(failed)}\n")
         }
         if failed > 0 {
-            throw CommandFailure(.failure, reason: "\(failed) of \(results.count) input\(results.count == 1 ? "" : "s") failed")
+            // Like export and archive: an output that exists (another writer to it won) is 73,
+            // when that is why every failed input failed.
+            let cannotCreate = results.allSatisfy { $0.succeeded || $0.failure == .cannotCreate }
+            throw CommandFailure(cannotCreate ? .cantCreate : .failure,
+                                 reason: "\(failed) of \(results.count) input\(results.count == 1 ? "" : "s") failed")
         }
     }
 

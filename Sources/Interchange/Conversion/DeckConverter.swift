@@ -14,6 +14,9 @@ public struct ConversionResult: Sendable, Hashable, Codable {
     public var skipped: Bool
     /// What went wrong (`path: reason`), when it failed.
     public var error: String?
+    /// The kind of failure, when it failed: ``InterchangeError/Kind/cannotCreate`` when the
+    /// output could not be created (it already existed, or another conversion to it won).
+    public var failure: InterchangeError.Kind?
     /// Cards converted.
     public var cards: Int
     /// Wall-clock seconds spent.
@@ -208,6 +211,7 @@ public struct DeckConverter: Sendable {
             }
         } catch {
             result.error = String(describing: error)
+            result.failure = (error as? InterchangeError)?.kind ?? .io
         }
         result.seconds = Date().timeIntervalSince(start)
         return result

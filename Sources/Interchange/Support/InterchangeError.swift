@@ -4,7 +4,7 @@
 /// with `DeckError`; this type covers the rest (JSON, HTML, conversion).
 public struct InterchangeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure, stable for matching in `catch`.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// The input is malformed (bad JSON, a value of the wrong type, an unknown format version).
         case malformed
         /// The input does not exist.
