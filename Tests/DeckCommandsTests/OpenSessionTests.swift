@@ -137,6 +137,31 @@ import Testing
         #expect(saved.first { $0["id"] as? Int == 2 }?["tags"] as? [String] == [])
     }
 
+    /// 20,000 tags through a session that autosaves after every change (issue 17: tag links
+    /// are linear on every path): added, half removed and one re-added by edit, then listed,
+    /// searched and checked. An edit's +tag and -tag apply in order.
+    @Test func aSessionAutosavesTwentyThousandTags() throws {
+        let play = try Playground()
+        try deck(play)
+        let names = (0..<20_000).map { "t\($0)" }
+        let removed = names.suffix(10_000).map { "-" + $0 }.joined(separator: " ")
+        let script = """
+            add many tags \(names.map { "+" + $0 }.joined(separator: " "))
+            edit 2 \(removed) +t19999 +fresh -fresh +again -t0 +t0
+            """
+        let result = try play.run("open", "D.sampledeck", "--autosave", "0", stdin: script + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("added 2\nedited 2\n"), "\(result.stdout.prefix(500))")
+        let saved = try cards(play).first { $0["id"] as? Int == 2 }
+        let tags = try #require(saved?["tags"] as? [String])
+        #expect(Set(tags) == Set(names.prefix(10_000) + ["t19999", "again"]))
+        #expect(tags.count == 10_002)
+        #expect(try play.run("search", "D.sampledeck", "t19999").stdout.contains("many"))
+        #expect(try play.run("search", "D.sampledeck", "t10000").status == 1, "a removed tag is gone from the index")
+        let check = try play.run("check", "D.sampledeck")
+        #expect(check.status == 0, "\(check.stdout)")
+    }
+
     @Test func missingDeckAndUsage() throws {
         let play = try Playground()
         let missing = try play.run("open", "Nope.sampledeck")
