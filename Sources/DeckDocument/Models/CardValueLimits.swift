@@ -1,13 +1,11 @@
 import Foundation
-import SQLite
 
-/// The values a card and a review may hold (docs/FORMAT.md, version 1, "Value ranges").
-///
-/// One set of limits for every way in: importers refuse a value outside them (exit 65, naming
-/// the file and the field as that file spells it), and readers of the store (exports,
-/// `deck check`) refuse a store edited outside SampleDeck that holds one. So whatever the tool
-/// accepted converts without a trap wherever it goes: a date to milliseconds in 64 bits, an
-/// ease to Anki's permille, a duration to milliseconds, an interval to Anki's 32-bit columns.
+/// The values a card and a review read from an interchange file may hold: importers refuse a
+/// value outside them (exit 65, naming the file and the field as that file spells it), so
+/// whatever the tool accepted keeps the store's value ranges (docs/FORMAT.md, "Value ranges",
+/// which the store's readers apply through ``DeckStoreV2`` 's column rules) and converts
+/// without a trap wherever it goes: a date to milliseconds in 64 bits, an ease to Anki's
+/// permille, a duration to milliseconds, an interval to Anki's 32-bit columns.
 package enum CardValueLimits {
     /// Dates (seconds since 1970): 0001-01-01T00:00:00Z through 9999-12-31T23:59:59.999Z, the
     /// years ISO 8601 writes with four digits (the JSON export's dates). NaN and infinities are out.
@@ -44,30 +42,4 @@ package enum CardValueLimits {
         if !durations.contains(duration) { return "duration" }
         return nil
     }
-
-    /// ``problem(created:modified:due:interval:ease:repetitions:lapses:)`` of a card model.
-    package static func problem(of card: Card) -> String? {
-        problem(created: card.created.timeIntervalSince1970, modified: card.modified.timeIntervalSince1970,
-                due: card.due?.timeIntervalSince1970, interval: card.interval, ease: card.ease,
-                repetitions: card.repetitions, lapses: card.lapses)
-    }
-
-    /// ``problem(reviewDate:answer:interval:duration:)`` of a review model.
-    package static func problem(of review: Review) -> String? {
-        problem(reviewDate: review.date.timeIntervalSince1970, answer: review.ease, interval: review.interval,
-                duration: review.duration)
-    }
-
-    /// Each limited column of the store with its bounds as SQL values, for `deck check`.
-    static let columns: [(table: String, column: String, bounds: (SQLValue, SQLValue))] = {
-        let dates = (SQLValue.real(Self.dates.lowerBound), SQLValue.real(Self.dates.upperBound))
-        let counts = (SQLValue.integer(Int64(Self.counts.lowerBound)), SQLValue.integer(Int64(Self.counts.upperBound)))
-        return [
-            ("Card", "created", dates), ("Card", "modified", dates), ("Card", "due", dates), ("Card", "interval", counts),
-            ("Card", "ease", (.real(ease.lowerBound), .real(ease.upperBound))), ("Card", "repetitions", counts), ("Card", "lapses", counts),
-            ("Review", "date", dates), ("Review", "ease", (.integer(Int64(answers.lowerBound)), .integer(Int64(answers.upperBound)))),
-            ("Review", "interval", (.integer(Int64(reviewIntervals.lowerBound)), .integer(Int64(reviewIntervals.upperBound)))),
-            ("Review", "duration", (.real(durations.lowerBound), .real(durations.upperBound))),
-        ]
-    }()
 }

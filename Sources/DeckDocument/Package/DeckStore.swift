@@ -2,8 +2,9 @@ import Foundation
 import Persistence
 import SQLite
 
-/// The store's schema beyond what the models declare: the full-text index and its triggers,
-/// and the partial indexes of sparse columns.
+/// The format version 1 store beyond what its models declare: the full-text index and its
+/// triggers, and the partial indexes of sparse columns. Only `deck migrate` reads version 1
+/// stores (and a migration from version 0 builds one on the way); what is here is what it needs.
 enum DeckStore {
     /// Every model of a deck store.
     static let modelTypes: [any PersistentModel.Type] = [
@@ -68,55 +69,6 @@ enum DeckStore {
         """,
     ]
 
-    /// The triggers that keep the index's `tags` column in step with `Card_tags`: each link row
-    /// inserted or deleted rewrites its card's whole index row (all its tag names), so a save
-    /// that links one card to n tags through them costs n² (20,000 tags took minutes).
-    /// ``indexingTagLinksOncePerCard(_:_:)`` suspends them for a save.
-    static let tagLinkTriggers = ["Card_tags_search_insert", "Card_tags_search_delete"]
-
-    /// The TEMP table (of the writer's connection only; nothing of it reaches the file) that
-    /// collects the cards whose tag links a save changes while ``tagLinkTriggers`` are suspended.
-    static let retaggedTable = "CardSearchRetagged"
-
-    /// Suspends ``tagLinkTriggers`` inside the caller's savepoint: drops them and records, through
-    /// TEMP triggers of this connection, which cards gain or lose tag links. Call
-    /// ``finishTagLinkIndexing(_:)`` before releasing the savepoint (or roll it back, which
-    /// restores the triggers; the TEMP objects are removed by the next call either way).
-    static func suspendTagLinkIndexing(_ db: Database) throws {
-        try dropTagLinkRecorders(db)
-        try db.execute("CREATE TEMP TABLE \(quoteIdentifier(retaggedTable)) (\"pk\" INTEGER PRIMARY KEY)")
-        for (event, row) in [("INSERT", "new"), ("DELETE", "old")] {
-            try db.execute("""
-                CREATE TEMP TRIGGER "\(retaggedTable)_\(event.lowercased())" AFTER \(event) ON main."Card_tags" BEGIN
-                  INSERT OR IGNORE INTO \(quoteIdentifier(retaggedTable)) ("pk") VALUES (\(row)."source");
-                END
-                """)
-        }
-        for name in tagLinkTriggers { try db.execute("DROP TRIGGER IF EXISTS main.\(quoteIdentifier(name))") }
-    }
-
-    /// Ends ``suspendTagLinkIndexing(_:)``: rewrites the `tags` of each recorded card's index row
-    /// once (cards without a row, deleted or not indexed yet, are left alone as the triggers
-    /// would have left them), restores ``tagLinkTriggers`` from ``searchDDL`` and removes the
-    /// TEMP objects. Cost: one index row per changed card plus its tag count.
-    static func finishTagLinkIndexing(_ db: Database) throws {
-        try db.execute("""
-            UPDATE "CardSearch" SET tags = coalesce((SELECT group_concat(t."name", ' ') FROM "Card_tags" j JOIN "Tag" t ON t."pk" = j."target" \
-            WHERE j."source" = "CardSearch".rowid), '')
-            WHERE rowid IN (SELECT "pk" FROM temp.\(quoteIdentifier(retaggedTable)))
-            """)
-        for statement in searchDDL where triggerName(of: statement).map(tagLinkTriggers.contains) == true {
-            try db.execute(statement)
-        }
-        try dropTagLinkRecorders(db)
-    }
-
-    /// Removes the TEMP table and triggers of ``suspendTagLinkIndexing(_:)`` if present.
-    static func dropTagLinkRecorders(_ db: Database) throws {
-        for event in ["insert", "delete"] { try db.execute("DROP TRIGGER IF EXISTS temp.\"\(retaggedTable)_\(event)\"") }
-        try db.execute("DROP TABLE IF EXISTS temp.\(quoteIdentifier(retaggedTable))")
-    }
-
     /// The trigger a statement of ``searchDDL`` creates, or nil for the table itself.
     static func triggerName(of statement: String) -> String? {
         guard let start = statement.range(of: "CREATE TRIGGER IF NOT EXISTS \"") else { return nil }
@@ -163,53 +115,6 @@ enum DeckStore {
             for name in retiredIndexes { try db.execute("DROP INDEX IF EXISTS \(quoteIdentifier(name))") }
             for statement in sparseIndexDDL { try db.execute(statement) }
             if try db.userVersion() != formatVersion { try db.setUserVersion(formatVersion) }
-        }
-    }
-
-    /// Indexes the cards whose key is above `key` (cards added by a bulk import, which leaves the
-    /// rows before it untouched); the whole index when `key` is 0.
-    static func indexCards(after key: Int64, _ db: Database) throws {
-        guard key > 0 else { return try rebuildSearch(db) }
-        try db.execute("DELETE FROM \"CardSearch\" WHERE rowid > ?", [.integer(key)])
-        try db.execute("""
-            INSERT INTO "CardSearch"(rowid, front, back, tags)
-            SELECT c."pk", c."front", c."back",
-              coalesce((SELECT group_concat(t."name", ' ') FROM "Card_tags" j JOIN "Tag" t ON t."pk" = j."target" WHERE j."source" = c."pk"), '')
-            FROM "Card" c WHERE c."pk" > ?
-            """, [.integer(key)])
-    }
-
-    /// The key through which every card is in the index when some cards above it may not
-    /// be (a bulk import deferred their indexing), or nil when the index is complete.
-    /// Reads nothing but the marker table (absent in decks never opened for writing by this version).
-    static func indexedThrough(_ db: Database) throws -> Int64? {
-        guard try db.tableExists(pendingTable) else { return nil }
-        return try db.scalar("SELECT min(\"indexedThrough\") FROM \"CardSearchPending\"", as: Int64.self)
-    }
-
-    /// Records that the cards with a key above `key` are not indexed yet (kept at the lowest
-    /// such key when a marker is already there). Call inside the import's transaction.
-    static func deferIndexing(after key: Int64, _ db: Database) throws {
-        let through = min(key, try indexedThrough(db) ?? key)
-        try db.execute("DELETE FROM \"CardSearchPending\"")
-        try db.execute("INSERT INTO \"CardSearchPending\"(\"indexedThrough\") VALUES (?)", [.integer(through)])
-    }
-
-    /// Brings the index up to date when a bulk import deferred it: in one transaction, drops
-    /// the index rows above the marker, indexes every card above it from the tables, and
-    /// removes the marker. Edits, deletes and tag changes made to those cards in the meantime
-    /// (which the triggers could not apply to rows that weren't there) are read from the
-    /// tables, so the result is what indexing every change would have given. Returns the
-    /// number of cards indexed; 0 and no write when nothing is pending.
-    @discardableResult
-    static func catchUp(_ db: Database) throws -> Int {
-        guard try indexedThrough(db) != nil else { return 0 }
-        return try db.transaction(.immediate) {
-            guard let through = try indexedThrough(db) else { return 0 }
-            try indexCards(after: through, db)
-            let indexed = db.changes
-            try db.execute("DELETE FROM \"CardSearchPending\"")
-            return indexed
         }
     }
 
