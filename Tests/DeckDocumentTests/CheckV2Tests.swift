@@ -57,6 +57,24 @@ import Testing
         #expect(problems.allSatisfy { !$0.message.contains("\n") })
     }
 
+    /// Every value rule `check` and the readers apply is written down: in docs/FORMAT.md's
+    /// "Value ranges" of version 2 and in sampledeck(5)'s, as `Table.column`.
+    @Test func everyValueRuleIsDocumented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let format = try String(contentsOf: root.appendingPathComponent("docs/FORMAT.md"), encoding: .utf8)
+        let page = try String(contentsOf: root.appendingPathComponent("man/sampledeck.5"), encoding: .utf8)
+        let formatStart = try #require(format.range(of: "\n### Value ranges\n")), formatEnd = try #require(format.range(of: "\n# Format version 1\n"))
+        let pageStart = try #require(page.range(of: "\n.Ss Value ranges\n")), pageEnd = try #require(page.range(of: "\n.Sh FILES\n"))
+        let table = format[formatStart.upperBound..<formatEnd.lowerBound]
+        let words = Set(page[pageStart.upperBound..<pageEnd.lowerBound].split { " \n,;".contains($0) })
+        #expect(DeckStoreV2.columnRules.count > 100)
+        for rule in DeckStoreV2.columnRules {
+            let name = "\(rule.table).\(rule.column)"
+            #expect(table.contains("`\(name)`"), "docs/FORMAT.md: \(name)")
+            #expect(words.contains(Substring(name)), "sampledeck(5): \(name)")
+        }
+    }
+
     @Test(arguments: ["missing", "differs", "directory", "symlink", "extra"])
     func aPlantedMediaFaultIsReported(fault: String) throws {
         let playground = try Playground()

@@ -19,6 +19,7 @@ struct ExtremeValueTests {
         ["export", "X.sampledeck", "-o", "out/x.html", "--format", "html"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"],
         ["archive", "X.sampledeck", "-o", "out/x.sampledeck.zip"],
         ["convert", "X.sampledeck", "--to", "apkg", "--out-dir", "out"],
+        ["due", "X.sampledeck"], ["due", "X.sampledeck", "--json"],
     ]
 
     /// Year 1 and the last millisecond of year 9999, the limits of a date (seconds since 1970).
@@ -50,7 +51,19 @@ struct ExtremeValueTests {
         ("Note 1.modified", "UPDATE Note SET modified = x'00' WHERE pk = 1"),
         ("Review 99.rating", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (99, 0, 9223372036854775807, 1, 0, 0, 1, 1, 1)"),
         ("Review 98.duration", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (98, 0, 1, 1, 0, 0, -1, 1, 1)"),
-        ("Review 97.kind", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (97, 9223372036854775807, 1, 1, 0, 0, 1, 9, 1)"),
+        ("Review 97.kind", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (97, 0, 1, 1, 0, 0, 1, 9, 1)"),
+        ("Review 96.time", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (96, 9223372036854775807, 1, 1, 0, 0, 1, 1, 1)"),
+        ("Review 95.lastInterval", "INSERT INTO Review (pk, time, rating, interval, lastInterval, easeFactor, duration, kind, card) VALUES (95, 0, 1, 1, -9223372036854775808, 0, 1, 1, 1)"),
+        ("Card 1.interval", "UPDATE Card SET interval = 2147483648 WHERE pk = 1"),
+        ("Card 1.lapses", "UPDATE Card SET lapses = 9223372036854775807 WHERE pk = 1"),
+        ("Card 1.easeFactor", "UPDATE Card SET easeFactor = 100001 WHERE pk = 1"),
+        ("Card 1.ordinal", "UPDATE Card SET ordinal = -1 WHERE pk = 1"),
+        ("Card 1.due", "UPDATE Card SET type = 2, queue = 2, due = 9223372036854775807 WHERE pk = 1"),
+        ("Card 1.lastReview", "UPDATE Card SET lastReview = -9223372036854775808 WHERE pk = 1"),
+        ("Card 1.originalPosition", "UPDATE Card SET originalPosition = -1 WHERE pk = 1"),
+        ("Card 1.modified", "UPDATE Card SET modified = 1e300 WHERE pk = 1"),
+        ("Note 2.created", "UPDATE Note SET created = -62135596801 WHERE pk = 2"),
+        ("DeckInfo 1.dayZero", "UPDATE DeckInfo SET dayZero = 9223372036854775807"),
     ]
 
     /// A deck of three tagged Basic notes and a reversed one in a fresh workspace, then `sql` run on its store.
@@ -104,19 +117,36 @@ struct ExtremeValueTests {
         // Restored whole into the new deck: the same file again.
         let again = try String(contentsOf: workspace.work.appendingPathComponent("out/j.json"), encoding: .utf8)
         #expect(again == exported)
-        // The largest card id leaves no key for a new card: refused, not an overflow trap.
+        // The largest card id leaves no key for a new card: refused, not an overflow trap, and
+        // the refused save leaves the store closed as it was (no -wal or -shm beside it).
         let add = try workspace.run(["add", "X.sampledeck", "--front", "new", "--back", "card"])
         #expect(!add.signaled && add.status == 65 && add.hasOneClearErrorLine, "\(add)")
+        let package = try FileManager.default.contentsOfDirectory(atPath: workspace.work.appendingPathComponent("X.sampledeck").path)
+        #expect(!package.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }, "\(package)")
+        // An answer needs a review row, and Review's largest key is Int64.max: refused the same way.
+        let review = try workspace.run(["review", "X.sampledeck", "1", "good"])
+        #expect(!review.signaled && review.status == 65 && review.hasOneClearErrorLine, "\(review)")
+        #expect(review.stderr.contains("no key is left"), "\(review.stderr)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: workspace.work.appendingPathComponent("X.sampledeck").path)
+        #expect(!after.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }, "\(after)")
     }
 
-    /// Version 2's readers don't range-check every column yet (the exports read what they show):
-    /// an export of such a store is done or refused, never a signal; `check` names the column.
-    @Test("a value beyond its column's range: check names the column, an export never traps", arguments: beyond.indices)
+    /// Version 2's readers apply `check`'s value rules to what they read: an export, `due` (which
+    /// reads through models, as study and review do) and, for note and card columns, a listing
+    /// refuse the deck with exit 65 and one line naming the deck, the row and the column.
+    @Test("a value beyond its column's range: check, the exports, due and list name the deck, row and column", arguments: beyond.indices)
     func valueBeyondItsRange(_ index: Int) throws {
         let (column, sql) = Self.beyond[index]
         let workspace = try Self.workspace(sql)
-        let exports = try workspace.run(["export", "X.sampledeck", "-o", "out/x.csv"])
-        #expect(!exports.signaled && [0, 65].contains(exports.status), "\(sql): \(exports)")
+        var readers = [["export", "X.sampledeck", "-o", "out/x.csv"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"],
+                       ["due", "X.sampledeck"]]
+        if column.hasPrefix("Note ") || column.hasPrefix("Card ") { readers.append(["list", "X.sampledeck"]) }
+        for arguments in readers {
+            let run = try workspace.run(arguments)
+            #expect(!run.signaled && run.status == 65 && run.hasOneClearErrorLine, "\(sql): \(arguments): \(run)")
+            #expect(run.stderr.contains("X.sampledeck") && run.stderr.contains("\(column) ="), "\(sql): \(arguments): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: workspace.work.appendingPathComponent("out/x.csv").path), "nothing exported")
         let check = try workspace.run(["check", "X.sampledeck"])
         #expect(check.status == 65 && check.stdout.contains("\(column) ="), "\(sql): \(check)")
     }
@@ -124,7 +154,7 @@ struct ExtremeValueTests {
     @Test("every command on a store holding every value beyond its range: refused or done, never a signal")
     func everyCommandOnValuesBeyond() throws {
         let workspace = try Self.workspace(Self.beyond.map(\.sql).joined(separator: ";\n") + ";")
-        for arguments in Self.commands + [["add", "X.sampledeck", "--front", "new", "--back", "card"]] {
+        for arguments in Self.commands + [["add", "X.sampledeck", "--front", "new", "--back", "card"], ["review", "X.sampledeck", "1", "good"]] {
             let run = try workspace.run(arguments)
             #expect(!run.signaled && !run.timedOut, "\(arguments): \(run)")
             // convert reports each input and exits 1 when one failed; search exits 1 when nothing matches.
@@ -178,7 +208,8 @@ struct ExtremeValueTests {
         ("card-data", "UPDATE cards SET data = '{\"d\": 99}'", "cards.data (d)"),
     ]
 
-    /// Writes each of ``ankiVariants`` as `<name>.apkg` into `folder`, in one Python process.
+    /// Writes each of ``ankiVariants`` as `<name>.apkg` into `folder`, and as `<name>.colpkg` (a
+    /// collection package as Anki 2.1 before 2.1.50 exported it: `collection.anki21` and the media), in one Python process.
     static func writeAnkiVariants(into folder: URL) throws {
         let fixture = DeckBinary.packageRoot.appendingPathComponent("Fixtures/anki/genanki-legacy.apkg")
         let variants = try JSONSerialization.data(withJSONObject: ankiVariants.map { [$0.name, $0.sql] })
@@ -200,12 +231,13 @@ struct ExtremeValueTests {
                     db.executescript(sql)
                 db.commit()
                 db.close()
-                with zipfile.ZipFile(os.path.join(folder, name + '.apkg'), 'w') as out:
-                    for entry in source.namelist():
-                        if entry == 'collection.anki2':
-                            out.write(path, entry)
-                        else:
-                            out.writestr(entry, source.read(entry))
+                for ext, collection in (('.apkg', 'collection.anki2'), ('.colpkg', 'collection.anki21')):
+                    with zipfile.ZipFile(os.path.join(folder, name + ext), 'w') as out:
+                        for entry in source.namelist():
+                            if entry == 'collection.anki2':
+                                out.write(path, collection)
+                            else:
+                                out.writestr(entry, source.read(entry))
                 os.remove(path)
             """
         let process = Process()
@@ -227,6 +259,18 @@ struct ExtremeValueTests {
         let workspace = try HostileWorkspace()
         try Self.writeAnkiVariants(into: workspace.work)
         for (name, sql, field) in Self.ankiVariants {
+            // The collection package: the same promises (its deck is only imported and checked).
+            let collection = try workspace.run(["import", "\(name)-colpkg.sampledeck", "\(name).colpkg", "--create"])
+            #expect(!collection.signaled && !collection.timedOut, "\(name).colpkg (\(sql)): \(collection)")
+            if let field {
+                #expect(collection.status == 65 && collection.hasOneClearErrorLine && collection.stderr.contains("\(name).colpkg")
+                        && collection.stderr.contains(field), "\(name).colpkg (\(sql)): \(collection)")
+            } else {
+                #expect(collection.status == 0, "\(name).colpkg (\(sql)): \(collection)")
+                let check = try workspace.run(["check", "\(name)-colpkg.sampledeck"])
+                #expect(!check.signaled && check.status == 0, "\(name).colpkg: \(check)")
+            }
+
             let deck = "\(name).sampledeck"
             let run = try workspace.run(["import", deck, "\(name).apkg", "--create"])
             #expect(!run.signaled && !run.timedOut, "\(name) (\(sql)): \(run)")
@@ -240,7 +284,7 @@ struct ExtremeValueTests {
             // What was accepted exports everywhere without a trap.
             for arguments in [["export", deck, "-o", "out/\(name).json", "--format", "json"],
                               ["export", deck, "-o", "out/\(name).apkg", "--format", "apkg"],
-                              ["export", deck, "-o", "out/\(name).csv"], ["list", deck, "--json"], ["check", deck]] {
+                              ["export", deck, "-o", "out/\(name).csv"], ["list", deck, "--json"], ["check", deck], ["due", deck]] {
                 let after = try workspace.run(arguments)
                 #expect(!after.signaled && after.status == 0, "\(name): \(arguments): \(after)")
             }

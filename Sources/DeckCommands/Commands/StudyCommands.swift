@@ -115,6 +115,7 @@ struct ReviewCommand: ParsableCommand {
         let at = try time.time()
         // One answer, one save: the rollback journal costs fewer disk syncs than a WAL turned on and off.
         let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy, writeAheadLog: false)
+        try store.verifyValues()
         let study = DeckStudy(context: store.document.mainContext, fuzz: time.fuzz)
         try StudyErrors.run(deck) {
             guard let card = try study.card(cardID) else {
@@ -153,6 +154,7 @@ struct DueCommand: ParsableCommand {
     mutating func run() async throws {
         let at = try time.time()
         let store = try OpenDeck.open(at: deck, readOnly: true)
+        try store.verifyValues()
         let study = DeckStudy(context: store.document.mainContext)
         try StudyErrors.run(deck) {
             let cards = try study.dueCards(deck: subdeck, at: at)
@@ -197,6 +199,7 @@ struct StudyCommand: ParsableCommand {
 
     mutating func run() async throws {
         let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
+        try store.verifyValues()
         let context = store.document.mainContext
         context.isUndoEnabled = true
         let source = DeckStudySource(study: DeckStudy(context: context, fuzz: time.fuzz), deck: subdeck)

@@ -49,10 +49,17 @@ enum ErrorMapping {
         case let error as DatabaseError:
             return CommandFailure(databaseExitCode(error), path: path, reason: error.description)
         case let error as PersistenceError:
-            if case .database(let database) = error {
+            switch error {
+            case .database(let database):
                 return CommandFailure(databaseExitCode(database), path: path, reason: database.description)
+            case .invalidStoredValue, .incompatibleStore, .unknownEntity, .relationshipCount:
+                // Rows that don't fit the deck's models (a store edited or damaged outside
+                // SampleDeck, a table without a key left for a new row) are bad data, as
+                // `OpenDeck` maps them.
+                return CommandFailure(.dataError, path: path, reason: "the store holds data that is not a valid deck: \(error)")
+            default:
+                return CommandFailure(.failure, path: path, reason: error.description)
             }
-            return CommandFailure(.failure, path: path, reason: error.description)
         default:
             return CommandFailure(.failure, path: path, reason: String(describing: error))
         }

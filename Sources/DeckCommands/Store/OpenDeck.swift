@@ -173,6 +173,12 @@ final class OpenDeck {
         }
     }
 
+    /// Refuses a deck holding a value outside its column's range (exit 65 naming the row and
+    /// column): for commands that read the deck through models (study, review, due).
+    func verifyValues() throws {
+        try mapping(path) { try document.verifyValues() }
+    }
+
     /// Problems found in the package: the store's integrity and foreign keys, the
     /// manifest, the search index and media references.
     func check() -> [DeckProblem] {

@@ -16,6 +16,9 @@ extension DeckStoreV2 {
     static let boolean = values([0, 1])
     static let nonNegative = range(0, Int(Int64.max))
     static let real = "typeof(%c) IN ('real', 'integer')"
+    /// Seconds from 1970 to the end of year 9999 (and back to year 1, roughly): the bound of
+    /// integer times (`due`, `lastReview`, `dayZero`; `Review.time` in milliseconds).
+    static let secondsRange = 253_402_300_800
     /// A date: seconds since 1970 within years 1 to 9999 (what readers convert without a trap).
     static let date = "typeof(%c) IN ('real', 'integer') AND %c BETWEEN -62135596800 AND 253402300800"
     static let optionalReal = "typeof(%c) IN ('real', 'integer', 'null')"
@@ -49,14 +52,17 @@ extension DeckStoreV2 {
         add("Card", ["ordinal"], range(0, NoteLayout.maximumClozeOrdinal), "not a template or cloze ordinal")
         add("Card", ["type"], values([0, 1, 2, 3]), "an unknown card type")
         add("Card", ["queue"], values([-3, -2, -1, 0, 1, 2, 3, 4]), "an unknown queue")
-        add("Card", ["due", "originalDue"], integer, "not an integer")
-        add("Card", ["interval", "repetitions", "lapses", "remainingSteps"], nonNegative, "negative or not an integer")
+        add("Card", ["due", "originalDue"], range(-secondsRange, secondsRange), "out of range (a position, a day or a time up to year 9999)")
+        add("Card", ["interval", "repetitions", "lapses"], range(0, Int(Int32.max)), "out of range (0–2147483647)")
+        add("Card", ["remainingSteps"], nonNegative, "negative or not an integer")
         add("Card", ["easeFactor"], range(0, 100_000), "out of range (0–100000 permille)")
         add("Card", ["flag"], range(0, 7), "not a flag (0–7)")
         add("Card", ["stability", "decay"], optionalReal, "not a number")
         add("Card", ["difficulty"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c BETWEEN 1 AND 10)", "out of range (1–10)")
         add("Card", ["desiredRetention"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1)", "out of range (0–1)")
-        add("Card", ["lastReview", "originalPosition", "ankiID"], optionalInteger, "not an integer")
+        add("Card", ["lastReview"], "%c IS NULL OR (" + range(-secondsRange, secondsRange) + ")", "not a time in years 1 to 9999")
+        add("Card", ["originalPosition"], "%c IS NULL OR (" + nonNegative + ")", "not a position")
+        add("Card", ["ankiID"], optionalInteger, "not an integer")
         add("Card", ["customData"], "%c = '' OR (" + jsonObject + ")", "not a JSON object")
         add("Card", ["created", "modified"], date, "not a date in years 1 to 9999")
         add("Deck", ["kind"], values([0, 1]), "an unknown deck kind")
@@ -69,7 +75,9 @@ extension DeckStoreV2 {
         add("Preset", ["desiredRetention"], "typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1", "out of range (0–1)")
         add("Preset", ["usesFSRS", "buryNewSiblings", "buryReviewSiblings", "buryInterdaySiblings"], boolean, "not 0 or 1")
         add("Preset", ["easyBonus", "hardMultiplier", "intervalMultiplier", "lapseMultiplier"], real, "not a number")
-        add("Review", ["time", "interval", "lastInterval", "easeFactor"], integer, "not an integer")
+        add("Review", ["time"], range(-secondsRange * 1000, secondsRange * 1000), "not a time in years 1 to 9999")
+        add("Review", ["interval", "lastInterval"], range(Int(Int32.min), Int(Int32.max)), "out of range (a 32-bit number of days or seconds)")
+        add("Review", ["easeFactor"], range(0, 100_000), "out of range (0–100000 permille)")
         add("Review", ["rating"], range(0, 4), "not an answer (0–4)")
         add("Review", ["duration"], range(0, 86_400_000), "out of range (0–86400000 ms)")
         add("Review", ["kind"], range(0, 5), "an unknown review kind")
@@ -79,14 +87,59 @@ extension DeckStoreV2 {
         add("MediaFile", ["sha1"], "%c = '' OR (typeof(%c) = 'text' AND length(%c) = 40 AND %c NOT GLOB '*[^0-9a-f]*')", "not a SHA-1")
         add("MediaFile", ["size"], nonNegative, "negative or not an integer")
         add("MediaName", ["name"], "typeof(%c) = 'text' AND %c <> '' AND %c NOT IN ('.', '..') AND %c NOT GLOB '*[/\\\\]*'", "not a media name")
-        add("DeckInfo", ["dayZero"], integer, "not an integer")
+        add("DeckInfo", ["dayZero"], range(-secondsRange, secondsRange), "not a time in years 1 to 9999")
         add("DeckInfo", ["dayStartsAt"], range(0, 23), "not an hour (0–23)")
         add("DeckInfo", ["ankiConfig"], jsonObject, "not a JSON object")
         for table in ["NoteType", "NoteField", "CardTemplate", "Card", "Deck", "Preset"] {
             add(table, ["ankiOptions"], jsonObject, "not a JSON object")
         }
+        add("CardTemplate", ["modified"], date, "not a date in years 1 to 9999")
+        add("Deck", ["modified"], date, "not a date in years 1 to 9999")
+        add("Preset", ["modified"], date, "not a date in years 1 to 9999")
+        for table in ["NoteType", "NoteField", "CardTemplate", "Note", "Deck", "Preset", "Review"] {
+            add(table, ["ankiID"], optionalInteger, "not an integer")
+        }
         return rules
     }()
+
+    /// The value rules of `table` as one SQL expression over the row named `alias`: NULL when
+    /// the row keeps every rule, else the name of the first column that breaks one. Readers add
+    /// it to the statements they read rows with, so a store edited outside SampleDeck is refused
+    /// (``valueError(_:deck:table:key:column:)``) by the rules `check` applies, as rows arrive.
+    static func firstInvalidColumn(of table: String, alias: String) -> String {
+        let cases = columnRules.filter { $0.table == table }.map { rule in
+            let condition = rule.valid.replacingOccurrences(of: "%c", with: "\(alias).\(quoteIdentifier(rule.column))")
+            return "WHEN NOT coalesce(\(condition), 0) THEN '\(rule.column)'"
+        }
+        return cases.isEmpty ? "NULL" : "CASE " + cases.joined(separator: " ") + " END"
+    }
+
+    /// The refusal of a row that breaks a value rule (exit 65): the deck, the row and the column
+    /// with its value and what it should be, as `check` words it
+    /// (`French.sampledeck: Card 7.interval = -1: out of range (0–2147483647)`).
+    static func valueError(_ db: Database, deck: URL, table: String, key: Int64, column: String) -> DeckError {
+        let meaning = columnRules.first { $0.table == table && $0.column == column }?.meaning ?? "out of range"
+        // The value is for the message only: a failure to read it leaves it out.
+        let value = (try? db.rows("SELECT quote(\(quoteIdentifier(column))) FROM \(quoteIdentifier(table)) WHERE \"pk\" = ?",
+                                  [.integer(key)]).first?.first).map { " = " + displayed($0) } ?? ""
+        return DeckError(path: deck.path, reason: "\(table) \(key).\(column)\(value): \(meaning) (deck check lists every such value)",
+                         kind: .corrupt)
+    }
+
+    /// Refuses the first row of `tables` that breaks a value rule (``valueError(_:deck:table:key:column:)``),
+    /// reading each table once: for readers that go on to read those tables through models.
+    static func verifyValues(_ db: Database, deck: URL, tables: [String]) throws {
+        for table in tables {
+            let check = firstInvalidColumn(of: table, alias: quoteIdentifier(table))
+            let bad = try db.rows("SELECT \"pk\", \(check) FROM \(quoteIdentifier(table)) WHERE (\(check)) IS NOT NULL ORDER BY \"pk\" LIMIT 1")
+            if let row = bad.first, case .integer(let key) = row[0], case .text(let column) = row[1] {
+                throw valueError(db, deck: deck, table: table, key: key, column: column)
+            }
+        }
+    }
+
+    /// The tables whose values the scheduler and the exports convert.
+    public static let valueTables = ["DeckInfo", "Preset", "Deck", "NoteType", "NoteField", "CardTemplate", "Note", "Card", "Review"]
 
     /// Required relationships: a NULL there is damage (the key itself is checked by `foreign_key_check`).
     static let requiredRelationships: [(table: String, column: String)] = [
@@ -318,5 +371,18 @@ extension DeckStoreV2 {
         guard parts.count == 2 else { return true }
         let ext = parts[1]
         return (1...16).contains(ext.utf8.count) && ext.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+    }
+}
+
+extension DeckDocument {
+    /// Refuses a store holding a value outside the ranges `check` applies (docs/FORMAT.md,
+    /// "Value ranges") in a table the scheduler or an export converts: ``DeckError`` `corrupt`
+    /// naming the deck, the row and the column. One read of each table; for readers that then
+    /// work through models (`deck study`, `review`, `due`), which trust what they fetch.
+    public func verifyValues() throws {
+        try requireOpen()
+        try container.withDatabase(for: Note.self) { db in
+            try DeckStoreV2.verifyValues(db, deck: url, tables: DeckStoreV2.valueTables)
+        }
     }
 }

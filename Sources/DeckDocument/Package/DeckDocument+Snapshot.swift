@@ -110,6 +110,9 @@ extension DeckDocument {
     public func forEachCardSnapshot(_ body: (CardSnapshot) throws -> Void) throws {
         try requireOpen()
         try container.withDatabase(for: Note.self) { db in
+            // Every value an export converts keeps the ranges `check` applies, or the deck is
+            // refused naming the row and column (exit 65), before anything is written.
+            try DeckStoreV2.verifyValues(db, deck: url, tables: DeckStoreV2.valueTables)
             let dayZero = try db.scalar("SELECT \"dayZero\" FROM \"DeckInfo\" ORDER BY \"pk\" LIMIT 1", as: Int64.self) ?? 0
             var tags: [Int64: [String]] = [:]
             let tagRows = try db.prepare("""
@@ -133,10 +136,6 @@ extension DeckDocument {
                 ORDER BY "card", "time", "pk"
                 """)
             while try reviewRows.step() {
-                // Values an export would convert (and trap on) are refused, naming the column.
-                guard reviewRows.isInteger(at: 4), (0...86_400_000).contains(reviewRows.int64(at: 4)), reviewRows.isInteger(at: 1) else {
-                    throw DeckError(path: url.path, reason: "Review.duration of card \(reviewRows.int64(at: 0)) is out of range", kind: .corrupt)
-                }
                 reviews[reviewRows.int64(at: 0), default: []].append(ReviewSnapshot(
                     date: Date(timeIntervalSince1970: Double(reviewRows.int64(at: 1)) / 1000), ease: Int(reviewRows.int64(at: 2)),
                     interval: Int(reviewRows.int64(at: 3)), duration: Double(reviewRows.int64(at: 4)) / 1000))
@@ -163,16 +162,6 @@ extension DeckDocument {
                 case (_, 1), (_, 4): Date(timeIntervalSince1970: Double(due))
                 case (_, ..<0) where due > 1_000_000_000: Date(timeIntervalSince1970: Double(due))
                 default: Date(timeIntervalSince1970: Double(dayZero) + Double(due) * 86_400)
-                }
-                for (index, column) in [(Int32(3), "Note.created"), (4, "Note.modified"), (16, "Card.created"), (17, "Card.modified")] {
-                    let value = notes.double(at: index)
-                    guard notes.isNumber(at: index), value.isFinite, (-62_135_596_800.0...253_402_300_799.999).contains(value) else {
-                        throw DeckError(path: url.path, reason: "\(column) of card \(pk) is out of range", kind: .corrupt)
-                    }
-                }
-                guard notes.isInteger(at: 9), (0...100_000).contains(notes.int64(at: 9)),
-                      notes.isInteger(at: 7), (-1_000_000_000_000...1_000_000_000_000).contains(notes.int64(at: 7)) else {
-                    throw DeckError(path: url.path, reason: "Card.easeFactor or Card.due of card \(pk) is out of range", kind: .corrupt)
                 }
                 let factor = notes.int64(at: 9)
                 try body(CardSnapshot(

@@ -432,7 +432,14 @@ public final class DeckDocument {
             recoveredCopy = nil
         }
         if mode == .readWrite && mainContext.hasChanges {
-            try save()
+            do {
+                try save()
+            } catch {
+                // The store is closed all the same (checkpointed: no -wal or -shm left beside
+                // it), and the save's error is the one reported.
+                try? container.close()
+                throw error
+            }
         }
         try container.close()
     }

@@ -81,7 +81,7 @@ extension DeckDocument {
                                _ body: (CardRow) throws -> Bool) throws {
         try requireOpen()
         var translator = CardFilterTranslator()
-        var sql = "SELECT \(Self.rowColumns)\(details ? ", " + Self.detailColumns : "") FROM \(CardFilterTranslator.source(perCard: perCard))"
+        var sql = "SELECT \(Self.rowColumns)\(details ? ", " + Self.detailColumns : ""), \(Self.checkColumns) FROM \(CardFilterTranslator.source(perCard: perCard))"
         if let filter { sql += " WHERE " + (try translator.translate(filter)) }
         let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending) }
         sql += " ORDER BY " + (order + ["c.\"pk\""]).joined(separator: ", ")
@@ -94,7 +94,7 @@ extension DeckDocument {
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
-                if try !body(try Self.row(statement, details: details)) { break }
+                if try !body(try row(statement, db, details: details)) { break }
             }
         }
     }
@@ -143,10 +143,10 @@ extension DeckDocument {
             var found: [Int64: CardRow] = [:]
             try container.withDatabase(for: Note.self) { db in
                 let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                let statement = try db.prepare("SELECT \(Self.rowColumns) FROM \(CardFilterTranslator.source) WHERE c.\"pk\" IN (\(placeholders))")
+                let statement = try db.prepare("SELECT \(Self.rowColumns), \(Self.checkColumns) FROM \(CardFilterTranslator.source) WHERE c.\"pk\" IN (\(placeholders))")
                 try statement.bind(slice.map { SQLValue.integer($0) })
                 while try statement.step() {
-                    let row = try Self.row(statement)
+                    let row = try self.row(statement, db)
                     found[row.id] = row
                 }
             }
@@ -162,6 +162,13 @@ extension DeckDocument {
         c."pk", \(CardFilterTranslator.kindExpression), \(CardFilterTranslator.frontExpression), \(CardFilterTranslator.backExpression), \
         (SELECT group_concat(x, char(31)) FROM (SELECT t."name" AS x FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" \
         WHERE j."source" = n."pk" ORDER BY t."name")), n."created", n."modified"
+        """
+
+    /// The columns that check a row's values, after the others (``rowColumns``, and
+    /// ``detailColumns`` when read): the note's key, the first column of the note and of the
+    /// card that breaks a value rule of `check` (NULL when none does), the note type's key.
+    static let checkColumns = """
+        n."pk", \(DeckStoreV2.firstInvalidColumn(of: "Note", alias: "n")), \(DeckStoreV2.firstInvalidColumn(of: "Card", alias: "c")), t0."pk"
         """
 
     /// The columns of ``CardDetails``, after ``rowColumns`` (indexes 7 to 19).
@@ -195,26 +202,27 @@ extension DeckDocument {
                            flag: Int(truncatingIfNeeded: statement.int64(at: 19)))
     }
 
-    /// The columns a row must hold in their storage class, dates within ``CardValueLimits/dates``:
-    /// a store edited outside SampleDeck is refused as a model fetch would refuse it, never
-    /// printed as if it were valid (nor formatted from an infinite date).
-    private static func checkStorage(_ statement: Statement) throws {
-        let id = statement.int64(at: 0)
-        func invalid(_ attribute: String, _ index: Int32) -> PersistenceError {
-            .invalidStoredValue(entity: "Note of card \(id)", attribute: attribute, value: "\(statement.value(at: index))")
+    /// Refuses a row whose note or card breaks a value rule of `check` (a store edited outside
+    /// SampleDeck: exit 65 naming the deck, the row and the column), never printing it as if it
+    /// were valid (nor formatting an infinite date); the rules are evaluated by the statement
+    /// that reads the row (``checkColumns``, from index `first`), so rows still stream.
+    private func checkValues(_ statement: Statement, _ db: Database, first: Int32) throws {
+        if !statement.isNull(at: first + 1) {
+            throw DeckStoreV2.valueError(db, deck: url, table: "Note", key: statement.int64(at: first), column: statement.string(at: first + 1))
         }
-        for (index, name) in [(Int32(1), "kind"), (2, "fields"), (3, "fields")] where !statement.isText(at: index) {
-            throw invalid(name, index)
+        if !statement.isNull(at: first + 2) {
+            throw DeckStoreV2.valueError(db, deck: url, table: "Card", key: statement.int64(at: 0), column: statement.string(at: first + 2))
         }
-        for (index, name) in [(Int32(5), "created"), (6, "modified")]
-        where !statement.isNumber(at: index) || !CardValueLimits.dates.contains(statement.double(at: index)) {
-            throw invalid(name, index)
+        if !statement.isText(at: 1) || CardKind(rawValue: statement.string(at: 1)) == nil {
+            throw DeckStoreV2.valueError(db, deck: url, table: "NoteType", key: statement.int64(at: first + 3), column: "kind")
         }
-        if CardKind(rawValue: statement.string(at: 1)) == nil { throw invalid("kind", 1) }
+        if !statement.isText(at: 2) || !statement.isText(at: 3) {
+            throw DeckError(path: url.path, reason: "Note \(statement.int64(at: first)).fields: not a JSON array of strings", kind: .corrupt)
+        }
     }
 
-    private static func row(_ statement: Statement, details: Bool = false) throws -> CardRow {
-        try checkStorage(statement)
+    private func row(_ statement: Statement, _ db: Database, details: Bool = false) throws -> CardRow {
+        try checkValues(statement, db, first: details ? 20 : 7)
         let tags: [String] = statement.withUTF8(at: 4) { bytes in
             bytes.isEmpty ? [] : bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
         }
