@@ -198,6 +198,9 @@ public final class Database: @unchecked Sendable {
 
     /// The rowid of the last successful insert on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Sets what ``lastInsertRowID`` reports until the next successful insert (a marker that
+    /// tells whether a statement inserted a row).
+    public func setLastInsertRowID(_ rowID: Int64) { sqlite3_set_last_insert_rowid(handle, rowID) }
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
     /// Rows changed since the connection opened.

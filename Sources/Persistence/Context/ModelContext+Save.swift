@@ -75,16 +75,17 @@ extension ModelContext {
                         try assignKeys(insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
                         var inserter = InsertStatements(db: db)
                         for (position, (model, entity)) in insertEntities.enumerated() where entity.storeIndex == index {
-                            insertedValues[position] = try writeInsert(model, entity: entity, statement: inserter.statement(for: entity))
+                            insertedValues[position] = try writeInsert(model, entity: entity, statement: inserter.statement(for: entity), db: db)
                         }
                         for (position, (model, entity)) in updates.enumerated() where entity.storeIndex == index {
                             updatedValues[position] = try writeUpdate(model, entity: entity, db: db)
                         }
+                        var links = LinkWrites()
                         for (model, entity) in insertEntities where entity.storeIndex == index && entity.hasToManyRelationships {
-                            try writeLinks(model, entity: entity, db: db)
+                            try writeLinks(model, entity: entity, db: db, &links)
                         }
                         for (model, entity) in linkOwners where entity.storeIndex == index {
-                            try writeLinks(model, entity: entity, db: db)
+                            try writeLinks(model, entity: entity, db: db, &links)
                         }
                         for (model, entity) in deleteEntities where entity.storeIndex == index {
                             try db.cachedStatement("DELETE FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?")
@@ -296,29 +297,41 @@ extension ModelContext {
                 last.statement.reset()
                 return last.statement
             }
-            let statement = try db.cachedStatement(entity.insertStatementSQL)
+            let statement = try db.cachedStatement(entity.uniqueConstraints.isEmpty ? entity.insertStatementSQL : entity.upsertWithoutReturningSQL)
             last = (entity, statement)
             return statement
         }
     }
 
-    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, statement: Statement) throws -> StoredValues {
+    private func writeInsert(_ model: any PersistentModel, entity: Schema.Entity, statement: Statement, db: Database) throws -> StoredValues {
         let backing = model.persistentBackingData
-        statement.bind(int64: backing.primaryKey, at: 1)
-        var first: Int32 = 2
-        if entity.usesDiscriminator {
-            statement.bind(text: entity.name, at: 2)
-            first = 3
+        func bind(_ statement: Statement) -> StoredValues {
+            statement.bind(int64: backing.primaryKey, at: 1)
+            var first: Int32 = 2
+            if entity.usesDiscriminator {
+                statement.bind(text: entity.name, at: 2)
+                first = 3
+            }
+            return storedValues(of: model, entity: entity) { value, position in
+                statement.bind(value, at: first + Int32(position))
+            }
         }
-        let values = storedValues(of: model, entity: entity) { value, position in
-            statement.bind(value, at: first + Int32(position))
-        }
+        let values = bind(statement)
         if entity.uniqueConstraints.isEmpty {
             try statement.execute()
         } else {
-            defer { statement.reset() }
-            if try statement.step() {
-                let key = statement.int64(at: 0)
+            // The upsert without RETURNING (see `upsertWithoutReturningSQL`): when it inserted,
+            // the row has the model's key (the marker set here is a key no model has); when it
+            // collided and updated a row instead, the returning upsert (run again, it changes
+            // nothing more) gives that row's key.
+            db.setLastInsertRowID(backing.primaryKey == .min ? 0 : .min)
+            try statement.execute()
+            guard db.lastInsertRowID != backing.primaryKey else { return values }
+            let returning = try db.cachedStatement(entity.insertStatementSQL)
+            _ = bind(returning)
+            defer { returning.reset() }
+            if try returning.step() {
+                let key = returning.int64(at: 0)
                 if key != backing.primaryKey {
                     // Upsert: the model takes over the existing row.
                     if let previous = registry[tableKey(entity)]?[key], previous !== model {
@@ -328,7 +341,7 @@ extension ModelContext {
                     backing.primaryKey = key
                 }
             }
-            while try statement.step() {}
+            while try returning.step() {}
         }
         return values
     }
@@ -351,20 +364,45 @@ extension ModelContext {
         }
     }
 
+    /// The join-table rows one save has written or deleted, by table. Both sides of a
+    /// many-to-many relationship are kept in step in the context, so a link made from one side
+    /// is a change of the other side too: each row is written once (a note given 20,000 new
+    /// tags wrote its 20,000 rows, then each tag wrote its own again, ignored).
+    struct LinkWrites {
+        struct Row: Hashable { let source: Int64, target: Int64 }
+        var inserted: [String: Set<Row>] = [:]
+        var deleted: [String: Set<Row>] = [:]
+    }
+
     /// Writes join-table rows for many-to-many relationships that changed.
-    private func writeLinks(_ model: any PersistentModel, entity: Schema.Entity, db: Database) throws {
+    private func writeLinks(_ model: any PersistentModel, entity: Schema.Entity, db: Database, _ links: inout LinkWrites) throws {
         for relationship in entity.relationships where relationship.isToMany {
             guard case .toMany(let current, let original)? = model.persistentBackingData.relationships[relationship.keyPath],
                   case .joinTable(let table, let source, let target)? = schema.storage(ofToMany: relationship, in: entity) else { continue }
             let before = Set((original ?? []).map(ObjectIdentifier.init)), after = Set(current.map(ObjectIdentifier.init))
             let owner = model.persistentBackingData.primaryKey
-            for case let member as any PersistentModel in current where !before.contains(ObjectIdentifier(member)) {
-                try db.cachedStatement("INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\(quoteIdentifier(source)), \(quoteIdentifier(target))) VALUES (?, ?)")
-                    .execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
+            // The owner's column is `source` of the table, or `target` when the table is named
+            // after the other side; rows are recorded as (source, target) of the table.
+            let ownerIsSource = source == "source"
+            func row(_ member: any PersistentModel) -> LinkWrites.Row {
+                let other = member.persistentBackingData.primaryKey
+                return ownerIsSource ? .init(source: owner, target: other) : .init(source: other, target: owner)
             }
+            var insert: Statement?
+            for case let member as any PersistentModel in current where !before.contains(ObjectIdentifier(member)) {
+                guard links.inserted[table, default: []].insert(row(member)).inserted else { continue }
+                if insert == nil {
+                    insert = try db.cachedStatement("INSERT OR IGNORE INTO \(quoteIdentifier(table)) (\(quoteIdentifier(source)), \(quoteIdentifier(target))) VALUES (?, ?)")
+                }
+                try insert?.execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
+            }
+            var delete: Statement?
             for case let member as any PersistentModel in original ?? [] where !after.contains(ObjectIdentifier(member)) {
-                try db.cachedStatement("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(source)) = ? AND \(quoteIdentifier(target)) = ?")
-                    .execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
+                guard links.deleted[table, default: []].insert(row(member)).inserted else { continue }
+                if delete == nil {
+                    delete = try db.cachedStatement("DELETE FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(source)) = ? AND \(quoteIdentifier(target)) = ?")
+                }
+                try delete?.execute([.integer(owner), .integer(member.persistentBackingData.primaryKey)])
             }
         }
     }
