@@ -46,9 +46,10 @@ public struct AnkiExporter: Sendable {
     /// Writes the saved contents of `document` to `url`.
     /// - Throws: `AnkiError` when the package can't be written (nothing is left at `url`);
     ///   `DeckError` when the store can't be read or holds what Anki can't take (a note whose
-    ///   type is missing).
+    ///   type is missing) or a value outside its column's range (refused before anything is written).
     @discardableResult
     public func export(_ document: DeckDocument, to url: URL) throws -> AnkiExportReport {
+        try document.verifyValues()
         let info = try document.deckInfo()
         var options = options
         if let info { options.creationTime = info.dayZero }

@@ -36,6 +36,7 @@ public struct DeckHTMLExporter: Sendable {
     /// Writes the page for the saved notes of `document` to `url` (under a temporary name, then renamed).
     /// - Throws: ``InterchangeError`` when writing fails (nothing is left at `url`); the store's error.
     public func export(_ document: DeckDocument, to url: URL) throws {
+        try document.verifyValues()
         let contents = try document.contents()
         let media = Dictionary(contents.media.flatMap { item in item.names.map { ($0, item) } }, uniquingKeysWith: { first, _ in first })
         var base: String?

@@ -49,6 +49,7 @@ public struct DeckJSONExporter: Sendable {
     ///   is left at `url`); ``DeckError`` when the store holds a value of the wrong type or a
     ///   media file can't be read.
     public func export(_ document: DeckDocument, to url: URL) throws {
+        try document.verifyValues()
         let contents = try document.contents()
         if case .folder(let folder) = media { try writeMediaFolder(folder, contents.media, from: document) }
         let out = try OutputFile(url)
