@@ -150,3 +150,21 @@ import DeckDocument
         }
     }
 }
+
+/// deck list --sort on text: as a reader sorts (case, accents and leading punctuation ignored), or by bytes with --byte-order.
+@Suite struct LocaleSortTests {
+    @Test func textSortsAsAReaderExpects() async throws {
+        let play = try Playground()
+        let deck = play.path("S.sampledeck")
+        #expect(await play.inProcess("create", deck).status == 0)
+        for front in ["zorro", "¡Buenos días!", "élan", "Apple", "banana", "etre", "\"Quoted\""] {
+            #expect(await play.inProcess("add", deck, "--front", front, "--back", "x").status == 0)
+        }
+        let sorted = await play.inProcess("list", deck, "--sort", "front", "--columns", "front", "--format", "tsv")
+        #expect(sorted.stdout == "front\nApple\nbanana\n¡Buenos días!\nélan\netre\n\"Quoted\"\nzorro\n")
+        let descending = await play.inProcess("list", deck, "--sort", "front:desc", "--columns", "front", "--format", "tsv")
+        #expect(descending.stdout.split(separator: "\n").dropFirst().first == "zorro")
+        let bytes = await play.inProcess("list", deck, "--sort", "front", "--byte-order", "--columns", "front", "--format", "tsv")
+        #expect(bytes.stdout == "front\n\"Quoted\"\nApple\nbanana\netre\nzorro\n¡Buenos días!\nélan\n")
+    }
+}

@@ -74,7 +74,11 @@ import Testing
         let playground = try Playground()
         let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
         defer { try? deck.close() }
-        #expect(try deck.cards(where: nil, sortedBy: [(field: "front", descending: true)], limit: nil, offset: nil).map(\.id) == [1, 4, 2])
+        // Text sorts as a reader expects (case ignored): Paris, chat, Café; by bytes: chat, Paris, Café.
+        #expect(try deck.cards(where: nil, sortedBy: [(field: "front", descending: true)], limit: nil, offset: nil).map(\.id) == [4, 1, 2])
+        var bytes: [Int64] = []
+        try deck.forEachCardRow(where: nil, sortedBy: [(field: "front", descending: true)], byteOrder: true) { bytes.append($0.id); return true }
+        #expect(bytes == [1, 4, 2])
         #expect(try deck.cards(where: nil, sortedBy: [(field: "id", descending: true)], limit: 1, offset: 1).map(\.id) == [2])
     }
 

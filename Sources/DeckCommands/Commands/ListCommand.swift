@@ -10,7 +10,9 @@ struct ListCommand: ParsableCommand {
         discussion: """
             A row per note, named by the id of its first card (what edit and rm take); with --cards, a row per card. \
             \(FilterHelp.text) \
-            Sort keys: \(OpenDeck.sortKeys.joined(separator: ", ")), each optionally followed by :desc. \
+            Sort keys: \(OpenDeck.sortKeys.joined(separator: ", ")), each optionally followed by :desc; text sorts as a \
+            reader expects, ignoring case, accents and leading punctuation ("¡Buenos días!" under B, "élan" before "etre"), \
+            or by its bytes with --byte-order. \
             --columns chooses what is shown (any of \(ListColumn.allCases.map(\.rawValue).joined(separator: ", "))); \
             --cards alone shows \(ListColumn.cardDefaults.map(\.rawValue).joined(separator: ", ")). Tables fit the terminal and \
             truncate long fields with an ellipsis (column widths are fitted to the first \(CardStream.tableSample) rows); \
@@ -28,6 +30,8 @@ struct ListCommand: ParsableCommand {
     @Option(help: ArgumentHelp("At most this many cards.", valueName: "n")) var limit: Int?
     @Option(help: ArgumentHelp("Skip this many cards first.", valueName: "n")) var offset: Int = 0
     @Option(help: "The output format.") var format: CardFormat = .table
+    @Flag(name: .customLong("byte-order"), help: "Sort text by its bytes (Unicode code points) instead of as a reader expects.")
+    var byteOrder = false
     @Flag(help: "A row per card instead of a row per note (the filter then matches each card: card = 2 is each note's second card).")
     var cards = false
     @Option(help: ArgumentHelp("The columns to show, separated by commas: \(ListColumn.allCases.map(\.rawValue).joined(separator: ", ")).",
@@ -74,7 +78,7 @@ struct ListCommand: ParsableCommand {
         let columns = try chosenColumns()
         var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet, columns: columns)
         try store.forEachCard(where: expression, sortedBy: keys, limit: limit, offset: offset, perCard: cards,
-                              details: columns?.contains(where: \.needsDetails) ?? false) { try stream.add($0) }
+                              details: columns?.contains(where: \.needsDetails) ?? false, byteOrder: byteOrder) { try stream.add($0) }
         try stream.finish()
     }
 }

@@ -76,10 +76,11 @@ final class OpenDeck {
     /// Calls `body` with each card matching `filter` as rows come from one query (bounded
     /// memory, first card at once); `body` returns false to stop.
     func forEachCard(where filter: FilterExpression?, sortedBy sort: [(field: String, descending: Bool)],
-                     limit: Int?, offset: Int, perCard: Bool = false, details: Bool = false,
+                     limit: Int?, offset: Int, perCard: Bool = false, details: Bool = false, byteOrder: Bool = false,
                      _ body: (CardRecord) throws -> Bool) throws {
         try mapping(path) {
-            try document.forEachCardRow(where: filter, sortedBy: sort, limit: limit, offset: offset, perCard: perCard, details: details) {
+            try document.forEachCardRow(where: filter, sortedBy: sort, limit: limit, offset: offset, perCard: perCard, details: details,
+                                        byteOrder: byteOrder) {
                 try body(Self.record($0))
             }
         }

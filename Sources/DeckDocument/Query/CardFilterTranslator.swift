@@ -257,12 +257,17 @@ struct CardFilterTranslator {
         return result
     }
 
-    /// The ORDER BY term for a sort key.
-    static func orderTerm(_ name: String, descending: Bool) throws -> String {
+    /// The ORDER BY term for a sort key: text as a reader sorts it (``Database/sortKey(_:)``:
+    /// case, accents and leading punctuation ignored, bytes breaking ties), or by bytes alone
+    /// with `byteOrder`. Text terms need ``Database/registerSortKeyFunction()`` on the connection.
+    static func orderTerm(_ name: String, descending: Bool, byteOrder: Bool = false) throws -> String {
         let field = try field(name)
+        let direction = descending ? " DESC" : ""
         switch field.type {
         case .tag, .anyText, .state, .noteField: throw DeckQueryError(field: name, message: "can't sort by \(name)")
-        default: return "\(field.column)\(descending ? " DESC" : "")"
+        case .text where !byteOrder, .deck where !byteOrder:
+            return "\(Database.sortKeyFunctionName)(\(field.column))\(direction), \(field.column)\(direction)"
+        default: return "\(field.column)\(direction)"
         }
     }
 }

@@ -25,7 +25,8 @@ extension DeckDocument {
         try requireOpen()
         let (sql, arguments) = try Self.noteQuery(where: filter, sortedBy: sortedBy, limit: limit, offset: offset)
         let keys: [Int64] = try container.withDatabase(for: Note.self) { db in
-            try db.rows(sql, arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
+            if !sortedBy.isEmpty { try db.registerSortKeyFunction() }
+            return try db.rows(sql, arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
         return try keys.compactMap { try note(id: $0) }
     }

@@ -78,12 +78,12 @@ extension DeckDocument {
     /// `details`, each row's ``CardRow/details`` are read too (deck, type, template, state).
     public func forEachCardRow(where filter: FilterExpression?, sortedBy: [(field: String, descending: Bool)] = [],
                                limit: Int? = nil, offset: Int? = nil, perCard: Bool = false, details: Bool = false,
-                               _ body: (CardRow) throws -> Bool) throws {
+                               byteOrder: Bool = false, _ body: (CardRow) throws -> Bool) throws {
         try requireOpen()
         var translator = CardFilterTranslator()
         var sql = "SELECT \(Self.rowColumns)\(details ? ", " + Self.detailColumns : ""), \(Self.checkColumns) FROM \(CardFilterTranslator.source(perCard: perCard))"
         if let filter { sql += " WHERE " + (try translator.translate(filter)) }
-        let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending) }
+        let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending, byteOrder: byteOrder) }
         sql += " ORDER BY " + (order + ["c.\"pk\""]).joined(separator: ", ")
         var arguments = translator.arguments
         if limit != nil || offset != nil {
@@ -91,6 +91,7 @@ extension DeckDocument {
             arguments += [.integer(Int64(limit ?? -1)), .integer(Int64(offset ?? 0))]
         }
         try container.withDatabase(for: Note.self) { db in
+            if !sortedBy.isEmpty { try db.registerSortKeyFunction() }
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
