@@ -349,7 +349,7 @@ struct RestoreWriter {
                 (SELECT "name" FROM "NoteField" WHERE "noteType" = t."pk" ORDER BY "ordinal", "pk") f), '[]') FROM "NoteType" t ORDER BY t."pk"
                 """)
             while try rows.step() {
-                let fields = (try? JSONDecoder().decode([String].self, from: Data(rows.string(at: 3).utf8))) ?? []
+                let fields = try JSONDecoder().decode([String].self, from: Data(rows.string(at: 3).utf8))
                 existing[rows.string(at: 1), default: []].append((rows.int64(at: 0), fields, Int(rows.int64(at: 2))))
                 names.insert(rows.string(at: 1))
             }

@@ -68,7 +68,7 @@ public struct AnkiExporter: Sendable {
             let key = preset.persistentModelID.primaryKey
             let id = preset.ankiID ?? (!hasPresetOne && preset === defaultPreset ? 1 : Self.derivedPresetBase + key)
             presetIDs[key] = id
-            try writer.addPreset(Self.ankiPreset(preset, id: id))
+            try writer.addPreset(Self.ankiPreset(preset, id: id, deck: document.url))
             report.presets += 1
         }
 
@@ -88,7 +88,7 @@ public struct AnkiExporter: Sendable {
             let key = deck.persistentModelID.primaryKey
             guard let id = deckIDs[key] else { continue }
             let presetID = deck.preset.flatMap { presetIDs[$0.persistentModelID.primaryKey] } ?? 1
-            try writer.addDeck(Self.ankiDeck(deck, id: id, presetID: presetID))
+            try writer.addDeck(Self.ankiDeck(deck, id: id, presetID: presetID, deck: document.url))
             report.decks += 1
         }
 
@@ -209,8 +209,9 @@ public struct AnkiExporter: Sendable {
             modified: seconds(type.modified), options: type.ankiOptions)
     }
 
-    static func ankiDeck(_ deck: DeckSchemaV2.Deck, id: Int64, presetID: Int64) -> AnkiDeck {
-        let terms = (try? JSONSerialization.jsonObject(with: Data(deck.filterTerms.utf8))) as? [[String: Any]] ?? []
+    static func ankiDeck(_ deck: DeckSchemaV2.Deck, id: Int64, presetID: Int64, deck url: URL) throws -> AnkiDeck {
+        let terms: [[String: Any]] = try stored(deck.filterTerms, as: [[String: Any]].self,
+                                                naming: "Deck \(deck.name).filterTerms", in: url)
         return AnkiDeck(
             id: id, name: deck.name, description: deck.deckDescription, isFiltered: deck.kind == .filtered, presetID: presetID,
             markdownDescription: deck.markdownDescription, collapsed: deck.collapsed,
@@ -221,15 +222,15 @@ public struct AnkiExporter: Sendable {
             reschedules: deck.reschedules, modified: seconds(deck.modified), options: deck.ankiOptions)
     }
 
-    static func ankiPreset(_ preset: DeckSchemaV2.Preset, id: Int64) -> AnkiPreset {
-        func numbers(_ json: String) -> [Double] {
-            ((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [NSNumber])?.map(\.doubleValue) ?? []
+    static func ankiPreset(_ preset: DeckSchemaV2.Preset, id: Int64, deck url: URL) throws -> AnkiPreset {
+        func numbers(_ json: String, _ column: String) throws -> [Double] {
+            try stored(json, as: [NSNumber].self, naming: "Preset \(preset.name).\(column)", in: url).map(\.doubleValue)
         }
-        return AnkiPreset(
+        return try AnkiPreset(
             id: id, name: preset.name, modified: seconds(preset.modified), newPerDay: preset.newPerDay,
-            reviewsPerDay: preset.reviewsPerDay, learningSteps: numbers(preset.learningSteps),
-            relearningSteps: numbers(preset.relearningSteps), maximumInterval: preset.maximumInterval,
-            fsrsParameters: numbers(preset.fsrsParameters), desiredRetention: preset.desiredRetention,
+            reviewsPerDay: preset.reviewsPerDay, learningSteps: numbers(preset.learningSteps, "learningSteps"),
+            relearningSteps: numbers(preset.relearningSteps, "relearningSteps"), maximumInterval: preset.maximumInterval,
+            fsrsParameters: numbers(preset.fsrsParameters, "fsrsParameters"), desiredRetention: preset.desiredRetention,
             startingEase: preset.startingEase, graduatingInterval: preset.graduatingInterval, easyInterval: preset.easyInterval,
             easyBonus: preset.easyBonus, hardMultiplier: preset.hardMultiplier, intervalMultiplier: preset.intervalMultiplier,
             lapseMultiplier: preset.lapseMultiplier, minimumLapseInterval: preset.minimumLapseInterval,
@@ -239,6 +240,18 @@ public struct AnkiExporter: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A JSON column of the deck read as `T`: an empty text is none, anything else that isn't
+    /// JSON of that shape refuses the export (exit 65 naming the row and column) rather than
+    /// leaving the value out of the package.
+    static func stored<T>(_ text: String, as type: T.Type, naming column: String, in url: URL) throws -> T
+    where T: RangeReplaceableCollection {
+        guard !text.isEmpty else { return T() }
+        guard let value = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? T else {
+            throw DeckError(path: url.path, reason: "\(column) is not the JSON its column holds", kind: .corrupt)
+        }
+        return value
+    }
 
     static func seconds(_ date: Date) -> Int64 {
         Int64(saturating: date.timeIntervalSince1970, rounding: .down)
