@@ -141,6 +141,13 @@ struct ExtremeValueTests {
         var readers = [["export", "X.sampledeck", "-o", "out/x.csv"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"],
                        ["due", "X.sampledeck"]]
         if column.hasPrefix("Note ") || column.hasPrefix("Card ") { readers.append(["list", "X.sampledeck"]) }
+        // An answer checks the rows it reads (the settings, the card's note and its cards), not the deck:
+        // card 1 for its own columns, note 1's and the deck's; card 2 for note 2's.
+        if column.hasPrefix("Card 1.") || column.hasPrefix("Note 1.") || column.hasPrefix("DeckInfo") {
+            readers.append(["review", "X.sampledeck", "1", "good"])
+        } else if column.hasPrefix("Note 2.") {
+            readers.append(["review", "X.sampledeck", "2", "good"])
+        }
         for arguments in readers {
             let run = try workspace.run(arguments)
             #expect(!run.signaled && run.status == 65 && run.hasOneClearErrorLine, "\(sql): \(arguments): \(run)")
@@ -149,6 +156,21 @@ struct ExtremeValueTests {
         #expect(!FileManager.default.fileExists(atPath: workspace.work.appendingPathComponent("out/x.csv").path), "nothing exported")
         let check = try workspace.run(["check", "X.sampledeck"])
         #expect(check.status == 65 && check.stdout.contains("\(column) ="), "\(sql): \(check)")
+    }
+
+    /// `deck review` reads one card's rows through indexes: a bad value in a sibling is refused,
+    /// one in an unrelated card is not read and the answer is saved.
+    @Test("deck review checks the answered card, its note and its siblings, not the whole deck")
+    func reviewChecksTheRowsItReads() throws {
+        // Cards 4 and 5 are the two cards of the reversible note 4.
+        let workspace = try Self.workspace("UPDATE Card SET interval = -1 WHERE pk = 5")
+        let sibling = try workspace.run(["review", "X.sampledeck", "4", "good"])
+        #expect(!sibling.signaled && sibling.status == 65 && sibling.hasOneClearErrorLine, "\(sibling)")
+        #expect(sibling.stderr.contains("Card 5.interval ="), "\(sibling.stderr)")
+        let unrelated = try workspace.run(["review", "X.sampledeck", "1", "good", "--json"])
+        #expect(unrelated.status == 0 && unrelated.stdout.contains("\"card\": 1"), "\(unrelated)")
+        let study = try workspace.run(["study", "X.sampledeck"], input: "\n3\n\n3\n\n3\n\n3\n\n3\n")
+        #expect(!study.signaled && study.status == 65 && study.stderr.contains("Card 5.interval ="), "\(study)")
     }
 
     @Test("every command on a store holding every value beyond its range: refused or done, never a signal")

@@ -174,10 +174,11 @@ final class OpenDeck {
         }
     }
 
-    /// Refuses a deck holding a value outside its column's range (exit 65 naming the row and
-    /// column): for commands that read the deck through models (study, review, due).
-    func verifyValues() throws {
-        try mapping(path) { try document.verifyValues() }
+    /// Refuses a deck holding a value outside its column's range in the rows `scope` names (exit
+    /// 65 naming the row and column): for commands that read the deck through models (study,
+    /// review, due).
+    func verifyValues(_ scope: DeckValueScope = .everything) throws {
+        try mapping(path) { try document.verifyValues(scope) }
     }
 
     /// Problems found in the package: the store's integrity and foreign keys, the

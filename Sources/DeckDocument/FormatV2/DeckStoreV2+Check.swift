@@ -138,6 +138,26 @@ extension DeckStoreV2 {
         }
     }
 
+    /// Refuses the first row that answering or showing card `id` reads and that breaks a value
+    /// rule: the deck's settings (``settingsTables``, read whole: a deck has few of them), the
+    /// card's note and every card of that note (its siblings are buried by the answer), each
+    /// read through its index. Nothing when there is no such card (the caller says so).
+    static func verifyValues(_ db: Database, deck: URL, forCard id: Int64) throws {
+        try verifyValues(db, deck: deck, tables: settingsTables)
+        guard let note = try db.scalar("SELECT \"note\" FROM \"Card\" WHERE \"pk\" = ?", [.integer(id)], as: Int64.self) else { return }
+        for (table, key) in [("Note", "pk"), ("Card", "note")] {
+            let check = firstInvalidColumn(of: table, alias: quoteIdentifier(table))
+            let bad = try db.rows("SELECT \"pk\", \(check) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(key)) = ? AND (\(check)) IS NOT NULL ORDER BY \"pk\" LIMIT 1",
+                                  [.integer(note)])
+            if let row = bad.first, case .integer(let key) = row[0], case .text(let column) = row[1] {
+                throw valueError(db, deck: deck, table: table, key: key, column: column)
+            }
+        }
+    }
+
+    /// The tables of a deck's settings and note types: read whole by every study command.
+    static let settingsTables = ["DeckInfo", "Preset", "Deck", "NoteType", "NoteField", "CardTemplate"]
+
     /// The tables whose values the scheduler and the exports convert.
     public static let valueTables = ["DeckInfo", "Preset", "Deck", "NoteType", "NoteField", "CardTemplate", "Note", "Card", "Review"]
 
@@ -374,15 +394,31 @@ extension DeckStoreV2 {
     }
 }
 
+/// What ``DeckDocument/verifyValues(_:)`` reads.
+public enum DeckValueScope: Sendable, Equatable {
+    /// Every table the scheduler and the exports convert, each read once.
+    case everything
+    /// The deck's settings and note types (decks, presets, note types with their fields and
+    /// templates): what building a study queue converts.
+    case settings
+    /// The settings, card `id`'s note and every card of that note: what showing or answering
+    /// the card reads, through indexes, whatever the deck's size.
+    case card(Int64)
+}
+
 extension DeckDocument {
     /// Refuses a store holding a value outside the ranges `check` applies (docs/FORMAT.md,
-    /// "Value ranges") in a table the scheduler or an export converts: ``DeckError`` `corrupt`
-    /// naming the deck, the row and the column. One read of each table; for readers that then
-    /// work through models (`deck study`, `review`, `due`), which trust what they fetch.
-    public func verifyValues() throws {
+    /// "Value ranges") in the rows `scope` names: ``DeckError`` `corrupt` naming the deck, the
+    /// row and the column. For readers that then work through models (`deck study`, `review`,
+    /// `due`), which trust what they fetch.
+    public func verifyValues(_ scope: DeckValueScope = .everything) throws {
         try requireOpen()
         try container.withDatabase(for: Note.self) { db in
-            try DeckStoreV2.verifyValues(db, deck: url, tables: DeckStoreV2.valueTables)
+            switch scope {
+            case .everything: try DeckStoreV2.verifyValues(db, deck: url, tables: DeckStoreV2.valueTables)
+            case .settings: try DeckStoreV2.verifyValues(db, deck: url, tables: DeckStoreV2.settingsTables)
+            case .card(let id): try DeckStoreV2.verifyValues(db, deck: url, forCard: id)
+            }
         }
     }
 }

@@ -168,9 +168,11 @@ final class HostileWorkspace {
         }
     }
 
-    /// Runs `deck` in `work` with the private TMPDIR, killed if it runs past `timeout`.
-    func run(_ arguments: [String], timeout: Double = 60) throws -> DeckRun {
-        try DeckBinary.start(arguments, in: work, environment: ["TMPDIR": temporary.path]).wait(timeout: timeout)
+    /// Runs `deck` in `work` with the private TMPDIR and `input` as its standard input, killed
+    /// if it runs past `timeout`.
+    func run(_ arguments: [String], input: String? = nil, timeout: Double = 60) throws -> DeckRun {
+        try DeckBinary.start(arguments, in: work, stdin: input.map { Data($0.utf8) },
+                             environment: ["TMPDIR": temporary.path]).wait(timeout: timeout)
     }
 
     /// Every entry below `folder` (not following links): a regular file's bytes, a link's
