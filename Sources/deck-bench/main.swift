@@ -116,7 +116,7 @@ var extra: [(title: String, rows: [Measurement])] = []
 
 print("SampleDeck benchmarks (\(quick ? "quick" : "full") run, \(runs) runs each, medians); load average \(loadAtStart)")
 guard FileManager.default.isExecutableFile(atPath: ChildProcess.deckTool) else {
-    print("deck-bench: no deck binary at \(ChildProcess.deckTool); build it with swift build -c release")
+    print("deck-bench: no deck binary at \(ChildProcess.deckTool); build it with make bench or swift build -c release --static-swift-stdlib")
     exit(69)
 }
 

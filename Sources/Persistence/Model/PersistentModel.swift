@@ -51,7 +51,9 @@ public protocol PersistentModel: AnyObject, Hashable, Identifiable {
 }
 
 extension PersistentModel {
-    public static var entityName: String { String(describing: self) }
+    // _typeName rather than String(describing:), which looks up three protocol conformances of the
+    // metatype first: each miss scans every conformance record of the process (milliseconds at start).
+    public static var entityName: String { _typeName(self, qualified: false) }
 
     /// The model's identity: temporary until the first save, permanent after.
     public var persistentModelID: PersistentIdentifier {

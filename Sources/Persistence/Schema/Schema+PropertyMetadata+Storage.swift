@@ -24,7 +24,7 @@ extension Schema.PropertyMetadata {
         let property = StoredProperty(storage)
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: isOptional, sqlType: sqlType, valueTypeName: String(describing: V.self),
+            isOptional: isOptional, sqlType: sqlType, valueTypeName: _typeName(V.self, qualified: false),
             read: { encode(property.get($0)) },
             write: { object, value in
                 guard let converted = decode(value) else { return false }
@@ -65,7 +65,7 @@ extension Schema.PropertyMetadata {
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
             isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
-            valueTypeName: String(describing: V.self),
+            valueTypeName: _typeName(V.self, qualified: false),
             read: { property.get($0).databaseValue },
             write: { object, value in
                 guard let converted = V.fromDatabaseValue(value) else { return false }

@@ -39,7 +39,7 @@ extension Schema.PropertyMetadata {
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
             isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
-            valueTypeName: String(describing: V.self),
+            valueTypeName: _typeName(V.self, qualified: false),
             read: { property.get($0).databaseValue },
             write: { object, value in
                 guard let converted = V.fromDatabaseValue(value) else { return false }
@@ -58,7 +58,7 @@ extension Schema.PropertyMetadata {
         let property = StoredProperty(keyPath)
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: false, sqlType: sqlType(for: V.RawValue.self), valueTypeName: String(describing: V.self),
+            isOptional: false, sqlType: sqlType(for: V.RawValue.self), valueTypeName: _typeName(V.self, qualified: false),
             read: { property.get($0).rawValue.databaseValue },
             write: { object, value in
                 guard let raw = V.RawValue.fromDatabaseValue(value), let converted = V(rawValue: raw) else { return false }
@@ -76,7 +76,7 @@ extension Schema.PropertyMetadata {
     ) -> Self where V.RawValue: DatabaseValueConvertible {
         Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: true, sqlType: sqlType(for: V.RawValue.self), valueTypeName: String(describing: V?.self),
+            isOptional: true, sqlType: sqlType(for: V.RawValue.self), valueTypeName: _typeName(V?.self, qualified: false),
             read: { unsafeModel($0, as: M.self)[keyPath: keyPath]?.rawValue.databaseValue ?? .null },
             write: { object, value in
                 if value.isNull { unsafeModel(object, as: M.self)[keyPath: keyPath] = nil; return true }
@@ -101,7 +101,7 @@ extension Schema.PropertyMetadata {
         let isOptional = V.self is any OptionalProtocol.Type
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: isOptional, sqlType: "TEXT", valueTypeName: String(describing: V.self),
+            isOptional: isOptional, sqlType: "TEXT", valueTypeName: _typeName(V.self, qualified: false),
             read: { encodeJSON(unsafeModel($0, as: M.self)[keyPath: keyPath]) },
             write: { object, value in
                 guard let converted: V = decodeJSON(value) else { return false }
@@ -124,7 +124,7 @@ extension Schema.PropertyMetadata {
         let transform = AttributeTransform(options: options)
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: V.self is any OptionalProtocol.Type, sqlType: "BLOB", valueTypeName: String(describing: V.self),
+            isOptional: V.self is any OptionalProtocol.Type, sqlType: "BLOB", valueTypeName: _typeName(V.self, qualified: false),
             read: { transformedColumnValue(unsafeModel($0, as: M.self)[keyPath: keyPath], transform) },
             write: { object, value in
                 guard let converted: V = untransformedValue(value, transform) else { return false }
