@@ -135,14 +135,16 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FileSafety"]),
-        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest"]),
+        // What the test targets of Persistence, its macros and the seeds share (a temporary folder, both store kinds).
+        .target(name: "PersistenceTestSupport", dependencies: ["Persistence"]),
+        .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest", "PersistenceTestSupport"]),
         // Models declared through the macros, on in-memory and file stores.
-        .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence"]),
+        .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence", "PersistenceTestSupport"]),
         // The macros' expansions (snapshots) and diagnostics, through swift-syntax's expansion.
         .testTarget(name: "PersistenceMacrosPluginTests", dependencies: ["PersistenceMacrosPlugin"], exclude: ["Snapshots"],
                     swiftSettings: hostModuleSettings, linkerSettings: hostModuleLinking),
         // The model code of the seed documents, verbatim, through `import SwiftData`.
-        .testTarget(name: "SwiftDataSeedTests", dependencies: ["SwiftData"]),
+        .testTarget(name: "SwiftDataSeedTests", dependencies: ["SwiftData", "PersistenceTestSupport"]),
         .testTarget(name: "DeckFilterTests", dependencies: ["DeckFilter"]),
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         // The scheduler against the `fsrs` package and current Anki (python3 peers).

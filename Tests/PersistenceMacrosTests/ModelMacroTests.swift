@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Testing
 import PersistenceMacros
+import PersistenceTestSupport
 
 @Suite struct ModelMacroTests {
     @Test(arguments: StoreKind.allCases)

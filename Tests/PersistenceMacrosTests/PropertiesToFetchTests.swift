@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Persistence
 import PersistenceMacros
+import PersistenceTestSupport
 
 /// `FetchDescriptor.propertiesToFetch`: the fetch selects only those columns, and the other
 /// attributes are read from the store on first access, with the right values.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PersistenceMacros
+import PersistenceTestSupport
 
 /// `@Relationship(minimumModelCount:maximumModelCount:)` is enforced at save: a save that
 /// leaves a relationship out of its bounds throws `relationshipCount`, writes nothing, and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PersistenceMacros
+import PersistenceTestSupport
 
 /// `@Attribute(.transformable(by:))`: a value of any type, stored as the Data a
 /// `ValueTransformer` makes (a BLOB column) and read back through its reverse.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 @Suite struct AutosaveTests {
     static func stored(_ container: ModelContainer) throws -> Int {

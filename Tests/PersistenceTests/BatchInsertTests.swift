@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Persistence
 import SQLite
+import PersistenceTestSupport
 
 @Suite struct BatchInsertTests {
     /// Every row of `tables`, ordered by key, as stored.

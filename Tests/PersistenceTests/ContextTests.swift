@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SQLite
 @testable import Persistence
+import PersistenceTestSupport
 
 @Suite struct SwiftDataSampleTests {
     /// SwiftData's flash-card sample: insert, `@Query(sort: \Card.creationDate, order: .reverse)`, a limit, predicates.

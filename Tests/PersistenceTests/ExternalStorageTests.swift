@@ -3,6 +3,7 @@ import Digest
 import Testing
 import SQLite
 @testable import Persistence
+import PersistenceTestSupport
 
 final class Attachment: PersistentModel {
     var name: String = ""

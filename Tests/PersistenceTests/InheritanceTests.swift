@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 /// A model hierarchy: the base declares its attributes in an overridable `class var`.
 class Media: PersistentModel {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 @Suite struct InverseBeforeInsertTests {
     /// Relationships set between models that are in no context yet keep their inverses, so

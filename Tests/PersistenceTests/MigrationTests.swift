@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SQLite
 @testable import Persistence
+import PersistenceTestSupport
 
 /// The repository's `Fixtures/persistence` folder.
 let persistenceFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 /// A model declared with the Observation macro.
 @Observable final class Memo: PersistentModel {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SQLite
 @testable import Persistence
+import PersistenceTestSupport
 
 @Suite struct RelationshipTests {
     @Test(arguments: StoreKind.allCases)

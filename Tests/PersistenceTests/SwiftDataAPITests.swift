@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 /// Relationships declared without an inverse on either side; SwiftData pairs them.
 final class Writer: PersistentModel {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Persistence
+import PersistenceTestSupport
 
 @Suite struct UndoTests {
     static func context(_ kind: StoreKind, _ playground: Playground) throws -> ModelContext {

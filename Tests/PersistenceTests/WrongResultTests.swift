@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SQLite
 @testable import Persistence
+import PersistenceTestSupport
 
 /// An expense with a Decimal amount and an enum category (the expense seed document).
 final class Expense: PersistentModel {

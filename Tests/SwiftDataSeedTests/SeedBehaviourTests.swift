@@ -1,5 +1,6 @@
 import SwiftData
 import Testing
+import PersistenceTestSupport
 
 /// What the seed documents do beyond saving and reading back, each on a memory store and a
 /// file: the budget's amounts compared as numbers, its enum queried by raw value, its edit

@@ -1,5 +1,6 @@
 import SwiftData
 import Testing
+import PersistenceTestSupport
 
 /// The seed documents' models, compiled unchanged through `import SwiftData`, behaving as
 /// SwiftData documents: each on an in-memory store and on a file (reopened, so what's read

@@ -1,0 +1,31 @@
+import Foundation
+import Persistence
+
+/// A temporary directory for one test, removed when released (swift-foundation's
+/// FilePlayground shape). Shared by the test targets of Persistence, its macros and the
+/// SwiftData seeds.
+public final class Playground {
+    public let url: URL
+    /// A new empty directory in the temporary directory, named `prefix-<UUID>`.
+    public init(prefix: String = "persistence") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    /// The file `name` in the directory (not created).
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// Every store test runs on an in-memory store and on a temporary file.
+public enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
+    case memory, file
+    public var description: String { rawValue }
+
+    /// A container of `types` on this kind of store (the file `name` in `playground`).
+    public func container(_ types: [any PersistentModel.Type], in playground: Playground, name: String = "store.sqlite") throws -> ModelContainer {
+        switch self {
+        case .memory: try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        case .file: try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: playground.file(name))])
+        }
+    }
+}
