@@ -30,6 +30,11 @@ import Testing
     // Rows are notes named by their first card: the sample deck's notes have cards 1, 2 (and 3), 4.
     @Test(arguments: [
         ("front contains \"ch\"", [1]),
+        // contains and starts with fold case, diacritics and width on both sides, as search does; = is exact.
+        ("front contains \"CAFE\"", [2]),
+        ("front starts with \"cafe\"", [2]),
+        ("back contains \"ｃｏｆｆ\"", [2]),
+        ("front = \"cafe\"", []),
         ("front = \"chat\"", [1]),
         ("back starts with \"co\"", [2]),
         ("text contains \"france\"", [4]),

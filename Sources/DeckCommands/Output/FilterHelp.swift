@@ -15,7 +15,7 @@ enum FilterHelp {
         cloze number for cloze notes), is (new, learning, review, due, suspended, buried), flag (0-7), id (the \
         card's), note (the note's key), created, modified (the note's), due (a date), interval (days), ease (2.5), \
         reps, lapses. Without --cards the card fields are the note's first card's. contains and starts with ignore \
-        ASCII case; a date without a time is the whole UTC day.
+        case and accents as search does (contains "cafe" matches Café); a date without a time is the whole UTC day.
         """
 
     /// The fields ``text`` must name: those the translator accepts.

@@ -9,7 +9,8 @@ import SQLite
 /// Fields: `front` and `back` (the note's first and second field), `text` (any field), `tag`,
 /// `kind` (of the note type), `created`, `modified` (the note's), `due`, `id`, `ease`,
 /// `interval`, `reps`, `lapses` (the first card's). Text comparisons with
-/// `contains`/`starts with` ignore ASCII case; a date without a time means the whole UTC day
+/// `contains`/`starts with` ignore case, diacritics and width as search does (they need
+/// ``Database/registerTextFunctions()`` on the connection); a date without a time means the whole UTC day
 /// (`created = 2026-01-01` is any time that day).
 struct CardFilterTranslator {
     enum FieldType { case text, date, integer, real, kind, tag, anyText, deck, template, state, noteField }
@@ -220,8 +221,9 @@ struct CardFilterTranslator {
     private mutating func textComparison(_ column: String, _ name: String, _ op: FilterOperator, _ value: FilterValue) throws -> String {
         let text = try stringValue(name, value)
         switch op {
-        case .contains: return "\(column) LIKE \(bind(.text("%" + Self.escapeLike(text) + "%"))) ESCAPE '\\'"
-        case .startsWith: return "\(column) LIKE \(bind(.text(Self.escapeLike(text) + "%"))) ESCAPE '\\'"
+        // Folded on both sides as full-text search folds (case, diacritics, width): `contains "cafe"` finds "Café".
+        case .contains: return "\(Database.foldFunctionName)(\(column)) LIKE \(bind(.text("%" + Self.escapeLike(Database.folded(text)) + "%"))) ESCAPE '\\'"
+        case .startsWith: return "\(Database.foldFunctionName)(\(column)) LIKE \(bind(.text(Self.escapeLike(Database.folded(text)) + "%"))) ESCAPE '\\'"
         default: return "\(column) \(try sqlOperator(name, op)) \(bind(.text(text)))"
         }
     }

@@ -25,7 +25,7 @@ extension DeckDocument {
         try requireOpen()
         let (sql, arguments) = try Self.noteQuery(where: filter, sortedBy: sortedBy, limit: limit, offset: offset)
         let keys: [Int64] = try container.withDatabase(for: Note.self) { db in
-            if !sortedBy.isEmpty { try db.registerSortKeyFunction() }
+            try db.registerTextFunctions()
             return try db.rows(sql, arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
         return try keys.compactMap { try note(id: $0) }
@@ -37,7 +37,10 @@ extension DeckDocument {
         var translator = CardFilterTranslator()
         let condition = try filter.map { try translator.translate($0) }
         let sql = "SELECT count(*) FROM \(CardFilterTranslator.source)" + (condition.map { " WHERE \($0)" } ?? "")
-        return try container.withDatabase(for: Note.self) { db in try db.scalar(sql, translator.arguments, as: Int.self) ?? 0 }
+        return try container.withDatabase(for: Note.self) { db in
+            try db.registerTextFunctions()
+            return try db.scalar(sql, translator.arguments, as: Int.self) ?? 0
+        }
     }
 
     /// The SQL selecting note keys for a filter (exposed for tests and `--explain`).

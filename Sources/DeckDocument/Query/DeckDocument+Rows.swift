@@ -91,7 +91,7 @@ extension DeckDocument {
             arguments += [.integer(Int64(limit ?? -1)), .integer(Int64(offset ?? 0))]
         }
         try container.withDatabase(for: Note.self) { db in
-            if !sortedBy.isEmpty { try db.registerSortKeyFunction() }
+            try db.registerTextFunctions()
             let statement = try db.prepare(sql)
             try statement.bind(arguments)
             while try statement.step() {
@@ -116,7 +116,8 @@ extension DeckDocument {
                 + (condition.map { " WHERE \($0)" } ?? "") + ") ORDER BY x.\"pk\""
         }
         return try container.withDatabase(for: Note.self) { db in
-            try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
+            try db.registerTextFunctions()
+            return try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
     }
 
@@ -127,7 +128,8 @@ extension DeckDocument {
         let condition = try filter.map { try translator.translate($0) }
         let sql = "SELECT n.\"pk\" FROM \(CardFilterTranslator.source)" + (condition.map { " WHERE \($0)" } ?? "") + " ORDER BY n.\"pk\""
         return try container.withDatabase(for: Note.self) { db in
-            try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
+            try db.registerTextFunctions()
+            return try db.rows(sql, translator.arguments).compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
         }
     }
 
