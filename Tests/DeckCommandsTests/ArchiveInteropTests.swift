@@ -219,6 +219,14 @@ import Testing
         #expect(!quiet.transcript.contains("Archiving"))
         let piped = try play.run("archive", "Big.sampledeck", "-o", "c.tar.gz")
         #expect(piped.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+        // Extracting shows one too.
+        try FileManager.default.createDirectory(at: play.url.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let extracted = try PseudoTerminal.run(["unarchive", "a.tar.gz", "-C", "out"], in: play.url, steps: [
+            PseudoTerminal.Step(expect: "extracted out/Big.sampledeck", timeout: 30),
+        ])
+        #expect(extracted.status == 0, "\(extracted.transcript)")
+        #expect(extracted.transcript.contains("Extracting ["), "\(extracted.transcript)")
+        #expect(try play.run("unarchive", "b.tar.gz", "-C", "out").status == 73, "the deck is there already")
     }
 
     static let hostile = HostileInputTests.hostile

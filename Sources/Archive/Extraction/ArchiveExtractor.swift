@@ -61,6 +61,8 @@ public enum ArchiveExtractor {
     ///   - topLevel: which top-level entries are allowed.
     ///   - allow: an allow-list: called with each entry's normalised relative name
     ///     (`"Deck.sampledeck/Media/a.jpg"`); an entry it rejects is refused.
+    ///   - progress: called as data is written with the bytes written so far and the total the
+    ///     headers declare (checked in the first pass).
     /// - Returns: the normalised relative names of the entries created, in archive order.
     /// - Throws: ``ArchiveError``: `.unsafeEntry` and `.limitExceeded` name the entry;
     ///   `.malformed` for a damaged archive; `.alreadyExists` if a top-level name exists in
@@ -69,19 +71,19 @@ public enum ArchiveExtractor {
     @discardableResult
     public static func extract(
         _ archive: URL, into directory: URL, limits: ArchiveLimits = .default,
-        topLevel: TopLevel = .any, allow: ((String) -> Bool)? = nil
+        topLevel: TopLevel = .any, allow: ((String) -> Bool)? = nil, progress: ((Int64, Int64) -> Void)? = nil
     ) throws -> [String] {
-        try extract(archive, into: directory, limits: limits, topLevel: topLevel, allow: allow, backend: .automatic)
+        try extract(archive, into: directory, limits: limits, topLevel: topLevel, allow: allow, backend: .automatic, progress: progress)
     }
 
     static func extract(
         _ archive: URL, into directory: URL, limits: ArchiveLimits, topLevel: TopLevel,
-        allow: ((String) -> Bool)?, backend: Backend
+        allow: ((String) -> Bool)?, backend: Backend, progress: ((Int64, Int64) -> Void)? = nil
     ) throws -> [String] {
         try requireDirectory(directory)
 
         // Pass 1: every header, no data written.
-        let planned = try check(archive, limits: limits, topLevel: topLevel, allow: allow)
+        let (planned, declared) = try check(archive, limits: limits, topLevel: topLevel, allow: allow)
         let topNames = orderedTopLevelNames(planned)
         try requireAbsent(topNames, in: directory)
 
@@ -94,7 +96,8 @@ public enum ArchiveExtractor {
                 let writer: DiskWriter = changed && backend == .automatic
                     ? try LibArchiveDiskWriter(archivePath: archive.path)
                     : try DescriptorDiskWriter(root: staging)
-                return try write(archive, with: writer, limits: limits, topLevel: topLevel, allow: allow)
+                return try write(archive, with: writer, limits: limits, topLevel: topLevel, allow: allow,
+                                 progress: progress.map { report in { report($0, declared) } })
             }
             guard created == planned else {
                 throw ArchiveError(.malformed, path: archive.path, reason: "the archive changed while it was extracted")
@@ -104,25 +107,31 @@ public enum ArchiveExtractor {
         }
     }
 
-    /// Pass 1: checks every header and the declared sizes; returns the names to create.
+    /// Pass 1: checks every header and the declared sizes; returns the names to create and the
+    /// sum of their declared sizes (within the limits, so it can't overflow).
     private static func check(
         _ archive: URL, limits: ArchiveLimits, topLevel: TopLevel, allow: ((String) -> Bool)?
-    ) throws -> [String] {
+    ) throws -> (names: [String], declaredBytes: Int64) {
         let reader = try ArchiveReader(url: archive, limits: limits)
         var policy = EntryPolicy(topLevel: topLevel, allow: allow, archivePath: reader.displayPath)
         var names: [String] = []
+        var declared: Int64 = 0
         while let entry = try reader.nextEntry() {
-            if let admitted = try policy.admit(entry) { names.append(admitted.name) }
+            if let admitted = try policy.admit(entry) {
+                names.append(admitted.name)
+                declared = declared.addingReportingOverflow(max(admitted.size ?? 0, 0)).partialValue
+            }
         }
-        return names
+        return (names, declared)
     }
 
     /// Pass 2: checks every header again (the file may have changed) and writes it.
     private static func write(
         _ archive: URL, with writer: DiskWriter, limits: ArchiveLimits, topLevel: TopLevel,
-        allow: ((String) -> Bool)?
+        allow: ((String) -> Bool)?, progress: ((Int64) -> Void)?
     ) throws -> [String] {
         let reader = try ArchiveReader(url: archive, limits: limits)
+        reader.onProduced = progress
         var policy = EntryPolicy(topLevel: topLevel, allow: allow, archivePath: reader.displayPath)
         var names: [String] = []
         while let entry = try reader.nextEntry() {

@@ -40,6 +40,9 @@ public final class ArchiveReader {
     private var producedTotal: Int64 = 0
     private var current: ArchiveEntry?
     private var currentProduced: Int64 = 0
+    /// Called after each block of entry data with the bytes of data produced so far, over all
+    /// entries: for a progress display.
+    var onProduced: ((Int64) -> Void)?
 
     private enum State { case beforeFirstEntry, inEntry, atEnd, failed }
 
@@ -330,6 +333,7 @@ public final class ArchiveReader {
             producedTotal += added
             try checkProduced(entry)
             try body(UnsafeRawBufferPointer(start: buffer, count: size), Int64(offset))
+            onProduced?(producedTotal)
         }
     }
 

@@ -46,8 +46,11 @@ struct UnarchiveCommand: ParsableCommand {
         defer { spooled?.remove() }
         let source = spooled?.url ?? URL(fileURLWithPath: archive)
         let deck: URL
+        let progress = ArchiveProgress(label: "Extracting", enabled: !output.quiet && !output.noProgress)
+        defer { progress.finish() }
         do {
-            deck = try DeckDocument.unarchive(source, into: URL(fileURLWithPath: directory), limits: ArchiveSecurity.limits())
+            deck = try DeckDocument.unarchive(source, into: URL(fileURLWithPath: directory), limits: ArchiveSecurity.limits(),
+                                              progress: progress.report)
         } catch let error as DeckError where error.kind == .alreadyExists {
             let name = URL(fileURLWithPath: error.path).lastPathComponent
             throw CommandFailure(.cantCreate, path: (directory as NSString).appendingPathComponent(name), reason: "already exists")

@@ -367,13 +367,16 @@ extension DeckDocument {
     ///   - archive: a zip or tar archive holding one `<Name>.sampledeck/` directory.
     ///   - directory: an existing directory.
     ///   - limits: bounds on entries, sizes and expansion (``ArchiveLimits/default``).
+    ///   - progress: called as the deck is extracted with the bytes written and the total the
+    ///     archive declares.
     /// - Throws: ``ArchiveError`` naming the entry for anything unsafe (`..`, absolute
     ///   names, links, devices, duplicates, a second top-level entry, entries outside the
     ///   package layout) or past `limits`, and for damaged archives; ``DeckError``
     ///   `alreadyExists` when the deck exists in `directory`, `corrupt`/`notADeck` when the
     ///   extracted deck fails to open or its check finds errors.
     @discardableResult
-    public static func unarchive(_ archive: URL, into directory: URL, limits: ArchiveLimits = .default) throws -> URL {
+    public static func unarchive(_ archive: URL, into directory: URL, limits: ArchiveLimits = .default,
+                                 progress: ((Int64, Int64) -> Void)? = nil) throws -> URL {
         let directory = directory.standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -381,7 +384,7 @@ extension DeckDocument {
         }
         let staging = try PrivateDirectory(in: directory, purpose: "unarchive")
         defer { staging.remove() }
-        let package = try extractPackage(archive, into: staging.url, limits: limits)
+        let package = try extractPackage(archive, into: staging.url, limits: limits, progress: progress)
         do {
             let document = try open(at: package, mode: .readOnly)
             defer { try? document.close() }
@@ -429,7 +432,8 @@ extension DeckDocument {
     }
 
     /// Extracts the single package of `archive` into `directory`; returns its URL.
-    private static func extractPackage(_ archive: URL, into directory: URL, limits: ArchiveLimits) throws -> URL {
+    private static func extractPackage(_ archive: URL, into directory: URL, limits: ArchiveLimits,
+                                       progress: ((Int64, Int64) -> Void)? = nil) throws -> URL {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: archive.path, isDirectory: &isDirectory) else {
             throw DeckError(path: archive.path, reason: "no such file", kind: .missing)
@@ -439,7 +443,7 @@ extension DeckDocument {
         }
         let names = try ArchiveExtractor.extract(archive, into: directory, limits: limits,
                                                  topLevel: .single { $0.hasSuffix("." + packageExtension) },
-                                                 allow: isArchivedPackageEntry)
+                                                 allow: isArchivedPackageEntry, progress: progress)
         guard let top = names.first?.split(separator: "/").first else {
             throw DeckError(path: archive.path, reason: "empty archive: a deck archive holds one <name>.sampledeck directory", kind: .notADeck)
         }
