@@ -137,6 +137,34 @@ import Testing
         #expect(saved.first { $0["id"] as? Int == 2 }?["tags"] as? [String] == [])
     }
 
+    /// Suspending, unsuspending and flagging in a session are steps undo and redo take back.
+    @Test func cardStatesAreUndoableSteps() throws {
+        let play = try Playground()
+        try deck(play)
+        #expect(try play.run("add", "D.sampledeck", "--front", "deux", "--back", "two").status == 0)
+        let script = """
+            suspend 1 2
+            flag 3 2
+            undo
+            flag 9 1
+            flag 5 7
+            unsuspend 2
+            undo
+            redo
+            """
+        let result = try play.run("open", "D.sampledeck", stdin: script + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("suspend: 2 of 2 cards changed\nflag 3: 1 of 1 card changed\nundid flag 3 2\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("undid unsuspend 2\nredid unsuspend 2\n"), "\(result.stdout)")
+        #expect(result.stderr.contains("a flag is 0 (none) to 7, not 9"), "\(result.stderr)")
+        #expect(result.stderr.contains("no card with id 7; nothing changed"), "\(result.stderr)")
+        let suspended = try play.run("list", "D.sampledeck", "--cards", "--where", "is = suspended", "--format", "tsv")
+        #expect(suspended.stdout.split(separator: "\n").count == 2, "card 1 stays suspended, 2 was unsuspended: \(suspended.stdout)")
+        #expect(suspended.stdout.contains("\tun\t"), "\(suspended.stdout)")
+        let flagged = try play.run("list", "D.sampledeck", "--cards", "--where", "flag != 0", "--format", "tsv")
+        #expect(flagged.stdout.split(separator: "\n").count == 1, "the flag was undone: \(flagged.stdout)")
+    }
+
     /// 20,000 tags through a session that autosaves after every change (issue 17: tag links
     /// are linear on every path): added, half removed and one re-added by edit, then listed,
     /// searched and checked. An edit's +tag and -tag apply in order.

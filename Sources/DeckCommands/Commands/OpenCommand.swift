@@ -9,7 +9,8 @@ struct OpenCommand: ParsableCommand {
         discussion: """
             Commands read from standard input, one per line: list [<filter>], search <text>, \
             add <front> <back> [+<tag>]..., edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]..., \
-            rm <id>..., undo, redo, save, quit and help. \(DeckSession.quotingRules) \
+            rm <id>..., suspend <card-id>..., unsuspend <card-id>..., flag <0-7> <card-id>..., undo (every change is \
+            one step), redo, save, quit and help. \(DeckSession.quotingRules) \
             A mistake in a command (an unknown command, a filter that does not parse, a missing card) is reported \
             on standard error and the session goes on. Changes go to a private \
             working copy and reach the deck on save, on autosave (once the oldest unsaved change is \

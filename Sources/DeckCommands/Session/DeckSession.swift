@@ -21,6 +21,9 @@ final class DeckSession {
         ("add", "add <front> <back> [+<tag>]...", "add a basic card (quote a front or back holding blanks)"),
         ("edit", "edit <id> [front=<text>] [back=<text>] [+<tag>] [-<tag>]...", "change a card"),
         ("rm", "rm <id>...", "remove cards"),
+        ("suspend", "suspend <card-id>...", "take cards out of study, keeping their scheduling"),
+        ("unsuspend", "unsuspend <card-id>...", "put suspended cards back in their queue"),
+        ("flag", "flag <0-7> <card-id>...", "set the flag of cards (0 clears it, 1 red to 7 purple)"),
         ("undo", "undo", "undo the last change"),
         ("redo", "redo", "redo the last undone change"),
         ("save", "save", "write the changes to the deck"),
@@ -165,6 +168,14 @@ final class DeckSession {
             case "add": try change("add") { try add(SessionWords.split(rest)) }
             case "edit": try change("edit") { try edit(SessionWords.split(rest)) }
             case "rm": try change("rm") { try remove(SessionWords.split(rest)) }
+            case "suspend", "unsuspend":
+                try change(name) { try setCardState(name, SessionWords.split(rest)) { try $0.setSuspended(name == "suspend", cards: $1) } }
+            case "flag":
+                try change("flag") {
+                    let words = try SessionWords.split(rest)
+                    guard let flag = words.first.flatMap({ Int($0) }) else { throw SessionUsage("usage: flag <0-7> <card-id>...") }
+                    return try setCardState("flag \(flag)", Array(words.dropFirst())) { try $0.setFlag(flag, cards: $1) }
+                }
             case "undo": try undo()
             case "redo": try redo()
             case "save":
@@ -273,6 +284,25 @@ final class DeckSession {
         try working.delete(ids: ids)
         say("removed \(ids.count) card\(ids.count == 1 ? "" : "s")")
         return "rm " + words.joined(separator: " ")
+    }
+
+    /// Suspends, unsuspends or flags the cards `words` name (card ids, every one existing),
+    /// as `deck suspend`, `unsuspend` and `flag` do, and saves the working copy.
+    private func setCardState(_ label: String, _ words: [String],
+                              _ apply: (DeckDocument, [DeckSchemaV2.Card]) throws -> BulkChange) throws -> String {
+        guard !words.isEmpty else { throw SessionUsage("usage: \(label) <card-id>...") }
+        var cards: [DeckSchemaV2.Card] = []
+        for word in words {
+            guard let id = Int64(word) else { throw SessionUsage("\(label): '\(word)' is not a card id") }
+            guard let card = try working.perform({ try $0.card(id: id) }) else {
+                throw SessionUsage("no card with id \(id); nothing changed")
+            }
+            cards.append(card)
+        }
+        let change = try working.perform { try apply($0, cards) }
+        try working.saveChanges()
+        say("\(label): \(change.changed) of \(change.matched) card\(change.matched == 1 ? "" : "s") changed")
+        return label + " " + words.joined(separator: " ")
     }
 
     /// Runs a changing command as one undoable step of the working copy's context, named
