@@ -9,7 +9,8 @@ import Glibc
 /// included) is the steadier estimate of the work done; wall-clock time is what a user
 /// waits and is the only fair judge of a parallel speed-up.
 enum Judge: String, Encodable {
-    case cpu, wall, memory
+    /// `size`: bytes on disk, kept in MiB in the seconds fields (ours_s, reference_s).
+    case cpu, wall, memory, size
 }
 
 /// One measured comparison: our operation against its reference, run alternately.
@@ -44,7 +45,8 @@ struct Measurement: Encodable {
     var killed_after_s: Double? = nil
 
     var line: String {
-        var text = String(format: "%-52@ ours %8.4f s   reference %8.4f s   ratio %5.2f", name as NSString, ours_s, reference_s, ratio)
+        let unit = judged_on == .size ? "MiB" : "s"
+        var text = String(format: "%-52@ ours %8.4f %@   reference %8.4f %@   ratio %5.2f", name as NSString, ours_s, unit, reference_s, unit, ratio)
         if let cpu_ratio { text += String(format: "   (cpu ratio %5.2f)", cpu_ratio) }
         if let bar_text {
             text += "   bar \(bar_text)\(judged_on.map { " on \($0.rawValue)" } ?? "") \((met ?? false) ? "met" : "NOT MET")"

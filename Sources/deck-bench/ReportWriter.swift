@@ -207,6 +207,7 @@ struct ReportWriter {
     private func oursText(_ m: Measurement) -> String {
         switch m.judged_on {
         case .memory: return mib(m.peak_mib)
+        case .size: return String(format: "%.1f MiB", m.ours_s)
         default:
             if let killed = m.killed_after_s { return String(format: "killed after %.0f s", killed) }
             return "\(seconds(m.ours_s)) wall, \(seconds(m.ours_cpu_s ?? 0)) CPU"
@@ -216,6 +217,7 @@ struct ReportWriter {
     private func referenceText(_ m: Measurement) -> String {
         switch m.judged_on {
         case .memory: return mib(m.reference_peak_mib)
+        case .size: return String(format: "%.1f MiB", m.reference_s)
         default: return m.reference_s > 0 ? "\(seconds(m.reference_s)) wall, \(seconds(m.reference_cpu_s ?? 0)) CPU" : "—"
         }
     }
@@ -240,6 +242,7 @@ struct ReportWriter {
         case .cpu where m.bar_text?.contains("ms") == true: return String(format: "%.1f ms CPU", (m.ours_cpu_s ?? 0) * 1000)
         case .cpu: return String(format: "CPU ratio %.2f", m.cpu_ratio ?? 0)
         case .wall: return String(format: "wall ratio %.2f", m.ratio)
+        case .size: return String(format: "size ratio %.2f", m.ratio)
         case nil: return String(format: "ratio %.2f", m.ratio)
         }
     }

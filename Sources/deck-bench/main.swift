@@ -8,7 +8,7 @@ import Interchange
 // docs/perf/results.jsonl.
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
-//       sections: persistence, macros, enumerate, migration, scaling, csv, spreadsheet-csv, export, import, archive, tags,
+//       sections: persistence, macros, enumerate, migration, scaling, csv, spreadsheet-csv, export, import, size, archive, tags,
 //                 convert, open, list, study, modules (the other bench files: interchange, archive)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
@@ -163,7 +163,7 @@ section("migration") {
 // The scaling curves also build the inputs of the command-line bars (CSV, deck, apkg per size).
 var points: [Scaling.Point] = []
 var datasets: [Int: Scaling.Dataset] = [:]
-if wanted("scaling") || ["csv", "export", "import", "archive", "open", "list"].contains(where: wanted) {
+if wanted("scaling") || ["csv", "export", "import", "archive", "open", "list", "size"].contains(where: wanted) {
     log("— scaling")
     do {
         // The 1,000,000-card inputs only for the sections that use them (they take a minute to build).
@@ -200,6 +200,11 @@ section("import") {
     var package = genankiPackage
     if !FileManager.default.fileExists(atPath: package.path) { package = try dataset(barCards).apkg }
     return try CLIBench.apkgImport(package, notes: barCards, runs: runs, scratch: scratch)
+}
+// Issue 14: the bytes on disk of 100,000 basic notes beside current Anki's collection of them.
+section("size") {
+    guard pythonPeers else { throw BenchError("python3 cannot import genanki and anki (make pydeps installs them)") }
+    return try SizeBench.run(try dataset(barCards), scratch: scratch)
 }
 section("archive") { [try CLIBench.archive(try dataset(barCards), runs: runs, scratch: scratch)] }
 section("convert") { [try CLIBench.convert(decks: quick ? 20 : 200, cards: 500, runs: runs, scratch: scratch)] }
