@@ -23,10 +23,41 @@ import Testing
         #expect(first.stdout == "imported 5 notes into A.sampledeck\n", "no note is mapped onto another note type")
         let again = try play.run("import", "A.sampledeck", Self.anki("genanki-legacy.apkg"), "--json")
         #expect(again.status == 0)
-        #expect(again.stdout.contains("\"imported\": 0, \"notes\": 5, \"cards\": 7, \"duplicatesSkipped\": 5"))
+        #expect(again.stdout.contains("\"imported\": 0, \"notes\": 5, \"cards\": 7, \"duplicatesSkipped\": 0"))
+        #expect(again.stdout.contains("\"update\": \"newer\", \"added\": 0, \"updated\": 0, \"unchanged\": 5, \"skipped\": 0"))
         let list = try play.run("list", "A.sampledeck", "--format", "tsv")
         #expect(list.stdout.contains("maison"))
         #expect(list.stdout.contains("\thouse\t"), "the second field, not labelled lines")
+    }
+
+    /// `deck import --update`: the report line counts updated, unchanged and skipped notes,
+    /// --verbose names each skipped note and why, --json carries the counts (and with --verbose
+    /// the skipped notes); a re-import never adds a note twice.
+    @Test func importUpdateReport() throws {
+        let play = try Playground()
+        func write(_ name: String, _ text: String, modified: Date) throws {
+            try play.write(name, text)
+            try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: play.url.appendingPathComponent(name).path)
+        }
+        try write("v1.csv", "#separator:comma\n#guid column:1\ng1,chat,cat\ng2,chien,dog\ng3,oiseau,bird\n", modified: Date().addingTimeInterval(-86_400))
+        let first = try play.run("import", "A.sampledeck", "v1.csv", "--create")
+        #expect(first.stdout == "imported 3 notes into A.sampledeck\n", "\(first.stderr)")
+        try write("v2.csv", "#separator:comma\n#guid column:1\ng1,chat,a kitten\ng2,chien,dog\ng3,oiseau,a bird\ng4,poisson,fish\n",
+                  modified: Date().addingTimeInterval(3600))
+        let never = try play.run("import", "A.sampledeck", "v2.csv", "--update", "never", "--verbose")
+        #expect(never.status == 0, "\(never.stderr)")
+        #expect(never.stdout == "imported 1 note into A.sampledeck; 0 updated, 1 unchanged, 2 skipped (2 left by --update never)\n")
+        #expect(never.stderr.contains("deck: skipped note g1 (chat): --update never\n"), "\(never.stderr)")
+        #expect(never.stderr.contains("deck: skipped note g3 (oiseau): --update never\n"), "\(never.stderr)")
+        let newer = try play.run("import", "A.sampledeck", "v2.csv", "--json", "--verbose")
+        #expect(newer.status == 0, "\(newer.stderr)")
+        #expect(newer.stdout.contains("\"update\": \"newer\", \"added\": 0, \"updated\": 2, \"unchanged\": 2, \"skipped\": 0, \"noteTypes\": [], \"skippedNotes\": []"),
+                "\(newer.stdout)")
+        #expect(newer.stdout.contains("\"notes\": 4, \"cards\": 4"))
+        let list = try play.run("list", "A.sampledeck", "--format", "tsv")
+        #expect(list.stdout.contains("a kitten") && list.stdout.contains("a bird") && !list.stdout.contains("\tcat\t"), "\(list.stdout)")
+        let bad = try play.run("import", "A.sampledeck", "v2.csv", "--update", "sometimes")
+        #expect(bad.status == 64)
     }
 
     @Test func importErrorsMapToExitStatuses() throws {

@@ -52,6 +52,7 @@ import Testing
         await run("due", "due", deck, "--at", "2026-12-01T09:30:00Z", "--json")
         await run("stats", "stats", deck, "--at", "2026-12-01T09:30:00Z", "--json")
         await run("export", "export", deck, "-o", play.path("out.json"), "--format", "json", "--json")
+        await run("import", "import", deck, play.path("out.json"), "--update", "never", "--verbose", "--json")
         await run("archive", "archive", deck, "-o", play.path("French.zip"), "--json")
         try FileManager.default.createDirectory(atPath: play.path("x"), withIntermediateDirectories: false)
         await run("unarchive", "unarchive", play.path("French.zip"), "-C", play.path("x"), "--json")
@@ -66,6 +67,7 @@ import Testing
             ("card", #"{"id": 1, "created": "2026-01-01T00:00:00Z"}"#),
             ("convert", #"{"input": "a", "ok": true, "skipped": false, "notes": 1, "seconds": 0.5}"#),
             ("cardState", #"{"deck": "d", "matched": -1, "changed": 0}"#),
+            ("import", #"{"deck": "d", "input": ["f"], "imported": 0, "notes": 0, "cards": 0, "duplicatesSkipped": 0, "media": 0, "missingMedia": 0, "reviews": 0, "update": "sometimes", "added": 0, "updated": 0, "unchanged": 0, "skipped": 0, "noteTypes": []}"#),
         ]
         let report = try Self.validate(accepted: samples, refused: refused)
         #expect(report == "ok", "\(report)")

@@ -35,6 +35,7 @@ import Testing
         ("usage-option-typo", ["list", "French.sampledeck", "--formt", "json"]),
         ("missing-deck", ["list", "Nope.sampledeck"]),
         ("help", ["--help"]),
+        ("import-help", ["import", "--help"]),
         ("open-script", ["open", "French.sampledeck", "STDIN=add chien dog +animals\nedit 44 +pets\nlist tag = animals\nundo\nlist id > 43\n"]),
     ]
 

@@ -86,7 +86,8 @@ import Testing
         let reopened = try DeckDocument.open(at: scratch.file("Test.sampledeck"))
         let again = try AnkiImporter().importPackage(at: Fixtures.anki(fixture), into: reopened)
         #expect(again.cardsAdded == 0)
-        #expect(again.duplicatesSkipped == 5)
+        #expect(again.notesAdded == 0)
+        #expect(again.updates.unchanged == 5)
         #expect(try reopened.noteCount() == 5)
         #expect(try reopened.mainContext.fetchCount(FetchDescriptor<DeckSchemaV2.MediaFile>()) == 2)
     }

@@ -199,7 +199,7 @@ extension DeckDocument {
     }
 
     /// Into a deck that has notes: note types, decks and presets are reused by name, notes
-    /// already there (same GUID) are skipped, the rest get new ids, and review due days follow
+    /// already there (same GUID) are unchanged, the rest get new ids, and review due days follow
     /// the deck's own day zero.
     @Test func importingIntoADeckWithNotesMerges() throws {
         let scratch = try Scratch()
@@ -215,7 +215,8 @@ extension DeckDocument {
         #expect(first.duplicatesSkipped == 0)
         let again = try DeckJSONImporter().importFile(at: file, into: target)
         #expect(again.cardsAdded == 0)
-        #expect(again.duplicatesSkipped == 3)
+        #expect(again.updates.unchanged == 3)
+        #expect(again.updates.updated == 0 && again.updates.skipped == 0)
         let contents = try target.contents()
         #expect(contents.title == "Target")
         #expect(contents.dayZero == targetDayZero)

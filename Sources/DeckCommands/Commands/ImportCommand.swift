@@ -21,6 +21,19 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
+    /// `--update`: when a note already in the deck takes the file's.
+    enum UpdateMode: String, CaseIterable, ExpressibleByArgument {
+        case newer, always, never
+
+        var policy: ImportUpdatePolicy {
+            switch self {
+            case .newer: .newer
+            case .always: .always
+            case .never: .never
+            }
+        }
+    }
+
     /// `--format` names the file format written or read, not what is printed.
     static let formatOptionNamesOutput = false
 
@@ -56,7 +69,7 @@ struct ImportCommand: ParsableCommand {
             notes (a new one) it is restored whole: note types, decks, presets, notes, cards, reviews, tags and media \
             with their ids and every value, so exporting again gives the same file. Into a deck with notes it is merged: \
             note types, decks and presets of the same name are reused (a note type only when its fields are the same), \
-            notes whose GUID is in the deck are skipped. Media come from the file itself, else from --media-folder, a \
+            notes whose GUID is in the deck are updated as --update says (below). Media come from the file itself, else from --media-folder, a \
             Media folder beside the file, or the file's folder. With --create the new deck takes the file's title.
 
             Anki packages (.apkg, .colpkg; Anki 2.0 to current) are imported whole: note types with their fields, \
@@ -66,8 +79,20 @@ struct ImportCommand: ParsableCommand {
             descriptions, presets and filtered decks; every review; media under every name. A value no Anki writes \
             (out of range) refuses the package (exit 65), naming the column.
 
-            Notes whose GUID is already in the deck are skipped, so importing the same package twice adds nothing. Each JSON file and Anki package is imported in \
-            a transaction of its own.
+            Updates (Anki's rules): a note whose GUID is already in the deck is never added again. With --update newer \
+            (the default, as in Anki) it updates the deck's note when it was modified later than the deck's (CSV and TSV \
+            rows carry no time: the file's modification time counts); --update always updates whenever the contents \
+            differ, --update never leaves the deck's notes alone. An update replaces the note's fields, tags and media \
+            links (a CSV without a tags column leaves the tags, a column the file lacks leaves that field); the note's \
+            cards keep their scheduling and review history, and cards for templates or cloze numbers the note lacks are \
+            added. A note with the same fields and tags is counted unchanged. A note whose note type is not the deck's \
+            note's is skipped. Note types (Anki packages) are matched by Anki's id: the same fields and templates (by id \
+            or name, in order) is the same type, updated in place under the --update rule (names, templates, CSS); \
+            changed fields or templates keep the deck's type and add the package's beside it, named 'Name (2)', so the \
+            deck's notes of it are skipped (Anki's default, without 'merge note types'). The report counts added, \
+            updated, unchanged and skipped notes and names each note type decision; --verbose names each skipped note \
+            and why. Importing the same file twice adds nothing and changes nothing. Each JSON file and Anki package is \
+            imported in a transaction of its own.
             """,
         examples: [
             .init("Import a CSV file into a new deck.", command: "deck import French.sampledeck verbs.csv --create"),
@@ -75,6 +100,8 @@ struct ImportCommand: ParsableCommand {
             .init("Import a header-less Latin-1 file, naming its columns and tagging every note.",
                   command: "deck import French.sampledeck old.csv --encoding latin-1 --columns Front,Back,Tags --tags imported,old"),
             .init("Import an Anki package.", command: "deck import French.sampledeck 'French Vocabulary.apkg'"),
+            .init("Import a new version of a shared package, taking every change it brings, naming what was skipped.",
+                  command: "deck import French.sampledeck 'French Vocabulary v2.apkg' --update always --verbose"),
             .init("Import JSON from standard input.", command: "deck export Old.sampledeck -o - --format json | deck import New.sampledeck - --format json --create"),
         ])
 
@@ -82,13 +109,17 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The files to import ('-' for standard input).", valueName: "file")) var files: [String]
     @Option(help: "The format of the files (default: from the file name, else CSV/TSV guessed).") var format: Format?
     @Flag(help: "Create the deck when it does not exist.") var create = false
+    @Option(help: ArgumentHelp(
+        "When a note already in the deck (same GUID) takes the file's: newer (modified later; Anki's default), always or never.",
+        valueName: "when"))
+    var update: UpdateMode = .newer
     @Option(name: .customLong("media-folder"), help: ArgumentHelp(
         "JSON: the folder holding the media files the file lists without their bytes ('deck export --media-folder').", valueName: "dir"))
     var mediaFolder: String?
     @OptionGroup var text: TextImportOptions
     @Flag(name: .customLong("dry-run"), help: "CSV/TSV: show how each file would be read and what would be imported; write nothing.")
     var dryRun = false
-    @Flag(help: "Name each skipped row and each row that lost a value, with its file and line (on standard error).")
+    @Flag(help: "Name each skipped row and note and each row that lost a value, with its file and line or GUID (on standard error).")
     var verbose = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var waiting: WaitOptions
@@ -198,7 +229,10 @@ struct ImportCommand: ParsableCommand {
                         let file = files[index]
                         let settings = text.settings(format: format(of: file, told), file: file)
                         let offset = completed
-                        let importer = DeckTextImporter(settings: settings) { progress.update(completed: offset + $0) }
+                        let modified = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+                        let importer = DeckTextImporter(settings: settings, update: update.policy, modified: modified) {
+                            progress.update(completed: offset + $0)
+                        }
                         try ErrorMapping.run(path: file) {
                             var reader = file == "-" && told.standardInputCopy == nil ? TextImportReader.standardInput(settings: settings)
                                 : try TextImportReader(url: file == "-" ? told.standardInputCopy ?? URL(fileURLWithPath: file) : URL(fileURLWithPath: file),
@@ -221,6 +255,7 @@ struct ImportCommand: ParsableCommand {
             }
             total.cardsAdded += textReport.cardsAdded
             total.duplicatesSkipped += textReport.duplicatesSkipped
+            total.updates.add(textReport.updates)
             textRows = Self.rowCounts(diagnostics)
             if verbose { Self.name(diagnostics) }
         }
@@ -230,11 +265,12 @@ struct ImportCommand: ParsableCommand {
             let summary = try ErrorMapping.run(path: file) {
                 try withFile(file, format: format, standardInputCopy: told.standardInputCopy) { url in
                     try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle,
-                                                   mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) })
+                                                   mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) }, update: update.policy)
                 }
             }
             total.cardsAdded += summary.cardsAdded
             total.duplicatesSkipped += summary.duplicatesSkipped
+            total.updates.add(summary.updates)
             total.mappedAsOther += summary.mappedAsOther
             total.otherNoteTypes = Array(Set(total.otherNoteTypes + summary.otherNoteTypes)).sorted()
             total.mediaFiles += summary.mediaFiles
@@ -308,15 +344,21 @@ struct ImportCommand: ParsableCommand {
                 "skippedEmptyFirstField": \(textRows.emptyFirstField), "skippedEmptyRows": \(textRows.emptyRows), \
                 "truncatedRows": \(textRows.truncated), \
                 "mappedAsOther": \(summary.mappedAsOther), "otherNoteTypes": [\(summary.otherNoteTypes.map(JSONText.quoted).joined(separator: ", "))], \
-                "media": \(summary.mediaFiles), "missingMedia": \(summary.missingMedia), "reviews": \(summary.reviews)}
+                "media": \(summary.mediaFiles), "missingMedia": \(summary.missingMedia), "reviews": \(summary.reviews), \
+                \(Self.updatesJSON(summary.updates, added: summary.cardsAdded, mode: update, verbose: verbose))}
 
                 """)
             return
         }
         var line = "imported \(summary.cardsAdded) note\(summary.cardsAdded == 1 ? "" : "s") into \(deck)"
         if summary.duplicatesSkipped > 0 { line += " (\(summary.duplicatesSkipped) already there, skipped)" }
+        line += Self.updatesSentence(summary.updates)
         line += textRows.sentence
         output.say(line)
+        for decision in summary.updates.noteTypes {
+            if let sentence = Self.sentence(decision) { output.say(sentence) }
+        }
+        if verbose { Self.name(summary.updates.skippedNotes) }
         if summary.mappedAsOther > 0 {
             output.say("\(summary.mappedAsOther) note\(summary.mappedAsOther == 1 ? "" : "s") of other note types "
                        + "(\(summary.otherNoteTypes.joined(separator: ", "))) mapped as front + labelled back")

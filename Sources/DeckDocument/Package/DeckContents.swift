@@ -369,8 +369,11 @@ public struct RestoreReport: Sendable, Hashable {
     public var restoredInPlace = false
     public var notesAdded = 0
     public var cardsAdded = 0
-    /// Notes whose GUID was already in the deck (not added).
+    /// Notes repeated in the contents (never: contents are checked for unique GUIDs first).
     public var duplicatesSkipped = 0
+    /// Notes whose GUID was in the deck (a merge): updated, unchanged or skipped, and what became
+    /// of the note types.
+    public var updates = ImportUpdateCounts()
     public var reviews = 0
     public var mediaFiles = 0
     /// Media files whose bytes were neither given nor found.

@@ -115,11 +115,13 @@ extension DeckDocument {
             }
         }
         let result: T
+        var session: BulkImport?
         do {
             // Media, note types and the like, added before: saved first so that links find them.
             if mainContext.hasChanges { try saveIndexingNotes() }
-            let session = try BulkImport(document: self)
-            result = try body(session)
+            let made = try BulkImport(document: self)
+            session = made
+            result = try body(made)
             if mainContext.hasChanges { try saveIndexingNotes() }
             try container.withDatabase(for: Note.self) { db in
                 let newest = try db.scalar("SELECT max(\"pk\") FROM \"Note\"", as: Int64.self) ?? 0
@@ -137,7 +139,16 @@ extension DeckDocument {
         }
         nextNewPosition = nil
         try save()
+        // Notes updated in place (and given new cards) by SQL: the context's copies follow.
+        if session?.updates != nil { try refreshAfterImportUpdates() }
         return result
+    }
+
+    /// Re-reads the main context's registered notes, cards and tags after an import changed
+    /// notes already in the deck.
+    func refreshAfterImportUpdates() throws {
+        try mainContext.refreshRegisteredModels(of: [Note.entityName, DeckSchemaV2.Card.entityName, DeckSchemaV2.Tag.entityName,
+                                                     DeckSchemaV2.NoteType.entityName])
     }
 }
 
@@ -150,6 +161,8 @@ public final class BulkImport {
     public internal(set) var notesAdded = 0
     /// Cards added so far.
     public internal(set) var cardsAdded = 0
+    /// Reviews added so far with cards written at full fidelity (``add(_:)-(ImportNote)``).
+    public internal(set) var reviewsAdded = 0
 
     var nextNote: Int64
     var nextCard: Int64
@@ -168,6 +181,10 @@ public final class BulkImport {
     var records: RecordStatements?
     /// Sort fields of the note types added as records, by key.
     var recordSortFields: [Int64: (sortField: Int, fieldCount: Int)] = [:]
+    /// The statements of updates to notes already in the deck, made on first use.
+    var updates: NoteUpdateSQL?
+    /// The key of the first note this import adds (notes below it were in the deck before).
+    let firstNewNote: Int64
 
     init(document: DeckDocument) throws {
         self.document = document
@@ -186,6 +203,7 @@ public final class BulkImport {
                     try db.scalar("SELECT \"dayZero\" FROM \"DeckInfo\" ORDER BY \"pk\" LIMIT 1", as: Int64.self) ?? 0)
         }
         (nextNote, nextCard, nextReview, nextTag, nextPosition, dayZero) = keys
+        firstNewNote = keys.0
         (insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia) = try document.container.withDatabase(for: Note.self) { db in
             (try db.prepare("""
                 INSERT INTO "Note" ("pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType") \
@@ -271,6 +289,17 @@ public final class BulkImport {
         notesAdded += 1
     }
 
+    /// Writes a new card (new, at the next position) of ordinal `ordinal` for a saved note.
+    func insertNewCard(ordinal: Int, note noteKey: Int64, deck deckKey: Int64, at date: Date) throws {
+        let cardKey = nextCard
+        nextCard += 1
+        try insertCard.execute([.integer(cardKey), .integer(Int64(ordinal)), .integer(0), .integer(0), .integer(nextPosition),
+                                .integer(0), .integer(0), .integer(0), .integer(0), .real(date.timeIntervalSince1970),
+                                .real(date.timeIntervalSince1970), .integer(noteKey), .integer(deckKey)])
+        nextPosition += 1
+        cardsAdded += 1
+    }
+
     /// Links a note to a tag (both keys).
     func linkTag(_ note: Int64, _ tag: Int64) throws { try linkTag.execute([.integer(note), .integer(tag)]) }
     /// Links a note to a media name (both keys).
@@ -336,7 +365,7 @@ public final class BulkImport {
         return model.persistentModelID.primaryKey
     }
 
-    private func deckKey(_ path: String?) throws -> Int64 {
+    func deckKey(_ path: String?) throws -> Int64 {
         let name = path.flatMap { $0.isEmpty ? nil : $0 } ?? DeckStoreV2.defaultDeckName
         if let key = deckKeys[name] { return key }
         let deck: DeckSchemaV2.Deck

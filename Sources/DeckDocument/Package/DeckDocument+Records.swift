@@ -374,31 +374,7 @@ extension BulkImport {
             .text(sortText), .real(note.created.timeIntervalSince1970), .real(note.modified.timeIntervalSince1970),
             note.ankiID.map(SQLValue.integer) ?? .null, .integer(note.noteType),
         ])
-        for card in note.cards {
-            let cardKey = nextCard
-            nextCard += 1
-            func optional(_ value: Double?) -> SQLValue { value.map(SQLValue.real) ?? .null }
-            func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
-            try statements.card.execute([
-                .integer(cardKey), .integer(Int64(card.ordinal)), .integer(Int64(card.type.rawValue)),
-                .integer(Int64(card.queue.rawValue)), .integer(card.due), .integer(Int64(card.interval)),
-                .integer(Int64(card.easeFactor)), .integer(Int64(card.repetitions)), .integer(Int64(card.lapses)),
-                .integer(Int64(card.remainingSteps)), .integer(card.originalDue), .integer(Int64(card.flag)),
-                optional(card.stability), optional(card.difficulty), optional(card.desiredRetention), optional(card.decay),
-                optional(card.lastReview), optional(card.originalPosition), .text(card.customData),
-                .real(card.created.timeIntervalSince1970), .real(card.modified.timeIntervalSince1970), optional(card.ankiID),
-                .text(card.options), .integer(noteKey), .integer(card.deck), optional(card.originalDeck),
-            ])
-            cardsAdded += 1
-            for review in card.reviews {
-                try statements.review.execute([
-                    .integer(nextReview), .integer(review.time), .integer(Int64(review.rating)), .integer(Int64(review.interval)),
-                    .integer(Int64(review.lastInterval)), .integer(Int64(review.easeFactor)), .integer(Int64(review.duration)),
-                    .integer(Int64(review.kind.rawValue)), optional(review.ankiID), .integer(cardKey),
-                ])
-                nextReview += 1
-            }
-        }
+        for card in note.cards { try insertRecordCard(card, note: noteKey) }
         let tagKeys = Set(try note.tags.compactMap { try tagKey($0) })
         for key in tagKeys { try linkTag(noteKey, key) }
         for name in note.media {
@@ -407,7 +383,36 @@ extension BulkImport {
         notesAdded += 1
     }
 
-    private func recordStatements() throws -> RecordStatements {
+    /// Writes one card of a record note, with its reviews.
+    func insertRecordCard(_ card: ImportCard, note noteKey: Int64) throws {
+        let statements = try recordStatements()
+        let cardKey = nextCard
+        nextCard += 1
+        func optional(_ value: Double?) -> SQLValue { value.map(SQLValue.real) ?? .null }
+        func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+        try statements.card.execute([
+            .integer(cardKey), .integer(Int64(card.ordinal)), .integer(Int64(card.type.rawValue)),
+            .integer(Int64(card.queue.rawValue)), .integer(card.due), .integer(Int64(card.interval)),
+            .integer(Int64(card.easeFactor)), .integer(Int64(card.repetitions)), .integer(Int64(card.lapses)),
+            .integer(Int64(card.remainingSteps)), .integer(card.originalDue), .integer(Int64(card.flag)),
+            optional(card.stability), optional(card.difficulty), optional(card.desiredRetention), optional(card.decay),
+            optional(card.lastReview), optional(card.originalPosition), .text(card.customData),
+            .real(card.created.timeIntervalSince1970), .real(card.modified.timeIntervalSince1970), optional(card.ankiID),
+            .text(card.options), .integer(noteKey), .integer(card.deck), optional(card.originalDeck),
+        ])
+        cardsAdded += 1
+        for review in card.reviews {
+            try statements.review.execute([
+                .integer(nextReview), .integer(review.time), .integer(Int64(review.rating)), .integer(Int64(review.interval)),
+                .integer(Int64(review.lastInterval)), .integer(Int64(review.easeFactor)), .integer(Int64(review.duration)),
+                .integer(Int64(review.kind.rawValue)), optional(review.ankiID), .integer(cardKey),
+            ])
+            nextReview += 1
+            reviewsAdded += 1
+        }
+    }
+
+    func recordStatements() throws -> RecordStatements {
         if let records { return records }
         let made = try document.container.withDatabase(for: Note.self) { db in
             RecordStatements(

@@ -20,16 +20,19 @@ extension DeckDocument {
     /// its own of the same id or name, and every note, card and review is written column for
     /// column with its id: exporting the deck again gives the same contents. A deck with notes
     /// gets a merge: presets and decks are matched by name, note types by name and field names
-    /// (else added, the name made unique), tags by name ignoring case; notes whose GUID is in the
-    /// deck are skipped; the rest get new ids, and day-numbered due values are moved to the
-    /// deck's day zero. `mediaData` gives each media file's bytes (nil: missing, counted);
+    /// (else added, the name made unique), tags by name ignoring case; a note whose GUID is in
+    /// the deck updates it as `update` says (see ``ImportUpdatePolicy``; by the notes'
+    /// `modified`): its fields, tags and media links replace the deck's unless they are the
+    /// same (unchanged) or its note type is not the deck's note's (skipped); the deck's cards
+    /// keep their scheduling and reviews, cards at ordinals the deck's note lacks are added. The
+    /// rest get new ids, and day-numbered due values are moved to the deck's day zero. `mediaData` gives each media file's bytes (nil: missing, counted);
     /// bytes must match the record's SHA-256 and size. The title and description are taken when
     /// `adoptsTitle`.
     /// - Throws: ``RestoreInputError`` for contents a deck can't hold (nothing is written);
     ///   ``DeckError``; the store's error (the deck is left as it was).
     @discardableResult
     public func restore(_ contents: DeckContents, notes: [NoteRecord], mediaData: (MediaRecord) throws -> Data?,
-                        adoptsTitle: Bool) throws -> RestoreReport {
+                        adoptsTitle: Bool, update: ImportUpdatePolicy = .newer) throws -> RestoreReport {
         try requireWritable()
         try Self.validate(contents, notes: notes)
         var report = RestoreReport()
@@ -56,7 +59,7 @@ extension DeckDocument {
                     present.append(item)
                 }
                 try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
-                    var writer = RestoreWriter(db: db, inPlace: report.restoredInPlace)
+                    var writer = RestoreWriter(db: db, inPlace: report.restoredInPlace, policy: update, path: url.path)
                     try writer.write(contents, media: present, notes: notes, report: &report)
                 }
                 report.mediaFiles = present.count
@@ -67,6 +70,7 @@ extension DeckDocument {
         noteLayouts.removeAll()
         mediaByFileName.removeAll()
         mediaNames.removeAll()
+        if report.updates.updated > 0 || !report.restoredInPlace { try refreshAfterImportUpdates() }
         return report
     }
 
@@ -176,6 +180,8 @@ enum SHA256Hex {
 struct RestoreWriter {
     let db: Database
     let inPlace: Bool
+    let policy: ImportUpdatePolicy
+    let path: String
     var presetKeys: [Int64: Int64] = [:]
     var deckKeys: [Int64: Int64] = [:]
     var typeKeys: [Int64: Int64] = [:]
@@ -183,9 +189,14 @@ struct RestoreWriter {
     var foldedTagKeys: [String: Int64] = [:]
     var mediaKeys: [String: Int64] = [:]
 
-    init(db: Database, inPlace: Bool) {
+    /// What became of each note type of the file (merging).
+    var typeDecisions: [NoteTypeDecision] = []
+
+    init(db: Database, inPlace: Bool, policy: ImportUpdatePolicy = .newer, path: String = "") {
         self.db = db
         self.inPlace = inPlace
+        self.policy = policy
+        self.path = path
     }
 
     static func optional(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
@@ -206,11 +217,8 @@ struct RestoreWriter {
         try writeMedia(media)
         // Day numbers of a merged file count from the file's day zero; the deck's may differ.
         let shift = inPlace ? 0 : Int64(((Double(contents.dayZero) - Double(deckDayZero)) / 86_400).rounded())
-        var guids: Set<String> = []
-        if !inPlace {
-            let rows = try db.prepare("SELECT \"guid\" FROM \"Note\"")
-            while try rows.step() { guids.insert(rows.string(at: 0)) }
-        }
+        report.updates.noteTypes = typeDecisions
+        let updates = inPlace ? nil : try NoteUpdateSQL(db: db, path: path)
         let insertNote = try db.prepare("""
             INSERT INTO "Note" ("pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -235,19 +243,8 @@ struct RestoreWriter {
             try insertReview.execute(reviewValues(review, card: .null))
             report.reviews += 1
         }
-        for note in notes {
-            if !inPlace {
-                guard guids.insert(note.guid).inserted else {
-                    report.duplicatesSkipped += 1
-                    continue
-                }
-            }
-            guard let type = typeKeys[note.noteType] else { throw RestoreInputError("note \(note.id): its note type is not in the file") }
-            let fields = String(decoding: try encoder.encode(note.fields), as: UTF8.self)
-            try insertNote.execute([inPlace ? .integer(note.id) : .null, .text(note.guid), .text(fields), .text(note.sortText),
-                                    .real(note.created), .real(note.modified), Self.optional(note.ankiID), .integer(type)])
-            let noteKey = db.lastInsertRowID
-            for card in note.cards {
+        func insertCards(_ cards: [CardRecord], note noteKey: Int64) throws {
+            for card in cards {
                 var due = card.due, originalDue = card.originalDue
                 if shift != 0 {
                     if Self.isDayNumber(due, type: card.type, queue: card.queue) { due += shift }
@@ -269,6 +266,23 @@ struct RestoreWriter {
                 }
                 report.cardsAdded += 1
             }
+        }
+        for note in notes {
+            guard let type = typeKeys[note.noteType] else { throw RestoreInputError("note \(note.id): its note type is not in the file") }
+            if let updates, let saved = try updates.note(guid: note.guid) {
+                let outcome = try update(saved, with: note, typeKey: type, updates)
+                report.updates.record(outcome, guid: note.guid, text: note.sortText)
+                if outcome != .skipped(.noteType) {
+                    let present = try updates.cardOrdinals(of: saved.key)
+                    try insertCards(note.cards.filter { !present.contains($0.ordinal) }, note: saved.key)
+                }
+                continue
+            }
+            let fields = String(decoding: try encoder.encode(note.fields), as: UTF8.self)
+            try insertNote.execute([inPlace ? .integer(note.id) : .null, .text(note.guid), .text(fields), .text(note.sortText),
+                                    .real(note.created), .real(note.modified), Self.optional(note.ankiID), .integer(type)])
+            let noteKey = db.lastInsertRowID
+            try insertCards(note.cards, note: noteKey)
             for tag in note.tags {
                 try linkTag.execute([.integer(noteKey), .integer(try tagKey(tag, collapsed: false))])
             }
@@ -277,6 +291,18 @@ struct RestoreWriter {
             }
             report.notesAdded += 1
         }
+    }
+
+    /// A merged note whose GUID is in the deck (``DeckDocument/restore(_:notes:mediaData:adoptsTitle:update:)``).
+    mutating func update(_ saved: SavedNote, with note: NoteRecord, typeKey: Int64, _ sql: NoteUpdateSQL) throws -> NoteUpdateOutcome {
+        guard saved.noteType == typeKey else { return .skipped(.noteType) }
+        if try sql.hasContents(saved.key, fields: note.fields, tags: note.tags) { return .unchanged }
+        guard policy.allows(existing: saved.modified, incoming: note.modified) else { return .skipped(policy == .never ? .never : .older) }
+        var tags: [Int64] = []
+        for tag in note.tags { tags.append(try tagKey(tag, collapsed: false)) }
+        try sql.rewrite(saved.key, fields: note.fields, sortText: note.sortText, modified: note.modified, tagKeys: tags,
+                        mediaKeys: note.media.compactMap { mediaKeys[$0] })
+        return .updated
     }
 
     /// Whether a card's `due` is a day number (review and day-learning queues; buried and
@@ -374,6 +400,7 @@ struct RestoreWriter {
                 let fieldNames = t.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name)
                 if let match = existing[t.name]?.first(where: { $0.fields == fieldNames && $0.kind == t.kind }) {
                     typeKeys[t.id] = match.key
+                    typeDecisions.append(NoteTypeDecision(name: t.name, action: .kept, deckName: t.name))
                     continue
                 }
                 var number = 2
@@ -382,6 +409,7 @@ struct RestoreWriter {
                     number += 1
                 }
                 names.insert(name)
+                typeDecisions.append(NoteTypeDecision(name: t.name, action: name == t.name ? .added : .copied, deckName: name))
             }
             try insert.execute([
                 inPlace ? .integer(t.id) : .null, .text(name), Self.int(t.kind), Self.optional(t.stockKind.map(Int64.init)), .text(t.css),

@@ -6,11 +6,14 @@ public struct AnkiImportReport: Sendable, Hashable, Codable {
     public var notesRead = 0
     /// Notes added to the deck.
     public var notesAdded = 0
-    /// Cards added to the deck: every card of every note added.
+    /// Cards added to the deck: every card of every note added, and cards at new ordinals of notes already there.
     public var cardsAdded = 0
-    /// Notes skipped because a note with their GUID is already in the deck (or earlier in the package).
+    /// Notes skipped because a note earlier in the package has their GUID.
     public var duplicatesSkipped = 0
-    /// Note types added (a type already in the deck with the same Anki id and shape is reused).
+    /// Notes whose GUID was in the deck: updated, unchanged or skipped (with the reasons), and
+    /// what became of each note type of the package.
+    public var updates = ImportUpdateCounts()
+    /// Note types added (new to the deck, or added beside a deck's type whose fields changed).
     public var noteTypesAdded = 0
     /// Decks of the package (normal and filtered), including those the deck already had.
     public var decks = 0
@@ -22,7 +25,7 @@ public struct AnkiImportReport: Sendable, Hashable, Codable {
     public var mediaNames = 0
     /// Media files listed by the package but absent from it.
     public var missingMedia = 0
-    /// Review-history entries added.
+    /// Review-history entries added (those of the cards added).
     public var reviews = 0
 
     /// Creates an empty report.

@@ -22,9 +22,13 @@ import Foundation
 /// a day number otherwise); day numbers count from the package's `col.crt`, which a deck
 /// without cards adopts as its day zero (a deck with cards shifts them to its own).
 ///
-/// Notes whose GUID is already in the deck are skipped, so importing a package twice adds
-/// nothing. Values outside the ranges Anki writes are refused (``InterchangeError`` `malformed`,
-/// naming the package and the column); nothing is added then.
+/// Notes whose GUID is already in the deck update it as Anki's importer does (``update``:
+/// when the package's note is newer, by default): their fields and tags replace the deck's,
+/// the deck's cards keep their scheduling and reviews, cards at new ordinals are added; a note
+/// whose type changed its fields or templates is skipped (see
+/// ``BulkImport/importNoteType(_:policy:)`` for the note-type rules). Importing a package twice
+/// adds nothing and changes nothing. Values outside the ranges Anki writes are refused
+/// (``InterchangeError`` `malformed`, naming the package and the column); nothing is added then.
 ///
 /// ```swift
 /// let report = try AnkiImporter().importPackage(at: apkg, into: deck)
@@ -38,14 +42,18 @@ import Foundation
 public struct AnkiImporter: Sendable {
     /// Where temporary files go (a compressed collection, extracted); the system's by default.
     public var temporaryDirectory: URL?
+    /// When notes and note types already in the deck (by GUID, by Anki id) take the
+    /// package's: ``ImportUpdatePolicy/newer`` (Anki's default) unless set.
+    public var update: ImportUpdatePolicy
 
     /// Packages with up to this many notes find GUIDs repeated inside them with a set of every
     /// GUID (cheapest); larger ones ask the package for its repeated GUIDs first.
     var guidSetLimit = 250_000
 
     /// Creates an importer.
-    public init(temporaryDirectory: URL? = nil) {
+    public init(temporaryDirectory: URL? = nil, update: ImportUpdatePolicy = .newer) {
         self.temporaryDirectory = temporaryDirectory
+        self.update = update
     }
 
     /// Imports the package at `url` into `document` and saves it.
@@ -77,7 +85,6 @@ public struct AnkiImporter: Sendable {
         // own import ignores the switch too): then the deck's default, FSRS.
         let usesFSRS = (configuration["fsrs"] as? NSNumber)?.boolValue ?? true
 
-        let saved = try document.savedAnkiGUIDs()
         let noteCount = try reader.noteCount()
         let repeated: Set<String>? = noteCount > guidSetLimit ? try reader.repeatedGUIDs() : nil
         var seen: Set<String> = []
@@ -110,15 +117,17 @@ public struct AnkiImporter: Sendable {
             let defaultDeck = try session.addDeck(ImportDeck(name: "Default"))
 
             var types: [Int64: (key: Int64, type: AnkiNoteType)] = [:]
-            let before = try document.noteTypes().count
             for type in reader.noteTypes {
                 var record = try check.noteType(type)
                 for (index, template) in type.templates.enumerated() where template.targetDeckID != 0 {
                     record.templates[index].targetDeck = deckKeys[template.targetDeckID]
                 }
-                types[type.id] = (try session.addNoteType(record), type)
+                let (key, decision) = try session.importNoteType(record, policy: update)
+                types[type.id] = (key, type)
+                report.updates.noteTypes.append(decision)
+                if decision.action == .added || decision.action == .copied { report.noteTypesAdded += 1 }
             }
-            report.noteTypesAdded = try document.noteTypes().count - before
+            let cardsBefore = session.cardsAdded, reviewsBefore = session.reviewsAdded
 
             try reader.forEachNoteWithAllCards { note, cards, reviews in
                 report.notesRead += 1
@@ -129,7 +138,7 @@ public struct AnkiImporter: Sendable {
                     } else {
                         first = seen.insert(note.guid).inserted
                     }
-                    guard first, saved.isEmpty || !saved.contains(note.guid) else {
+                    guard first else {
                         report.duplicatesSkipped += 1
                         return
                     }
@@ -155,17 +164,22 @@ public struct AnkiImporter: Sendable {
                                                     deck: deckKeys[card.deckID] ?? defaultDeck,
                                                     originalDeck: card.originalDeckID == 0 ? nil : deckKeys[card.originalDeckID] ?? defaultDeck)
                     cardRecord.reviews = byCard[card.id] ?? []
-                    report.reviews += cardRecord.reviews.count
                     record.cards.append(cardRecord)
                 }
                 do {
-                    try session.add(record)
+                    if let saved = try session.savedNote(guid: note.guid) {
+                        let outcome = try session.update(saved, with: record, policy: update)
+                        report.updates.record(outcome, guid: note.guid, text: fields.first ?? "")
+                    } else {
+                        try session.add(record)
+                        report.notesAdded += 1
+                    }
                 } catch let error as NoteInputError {
                     throw InterchangeError(.malformed, path: url.path, reason: "note \(note.id): \(error.message)")
                 }
-                report.notesAdded += 1
-                report.cardsAdded += cards.count
             }
+            report.cardsAdded = session.cardsAdded - cardsBefore
+            report.reviews = session.reviewsAdded - reviewsBefore
         }
         return report
     }

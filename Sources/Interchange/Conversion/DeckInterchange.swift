@@ -6,8 +6,12 @@ import Foundation
 public struct ImportSummary: Sendable, Hashable, Codable {
     /// Cards added.
     public var cardsAdded = 0
-    /// Cards (notes, rows) skipped because their Anki GUID is already in the deck.
+    /// Cards (notes, rows) skipped because their GUID came earlier in the same file (format
+    /// version 1 JSON files: because it is already in the deck).
     public var duplicatesSkipped = 0
+    /// Notes (rows) whose GUID was already in the deck: updated, unchanged or skipped, and what
+    /// became of the note types.
+    public var updates = ImportUpdateCounts()
     /// Anki notes of other note types, mapped as first field in front and the rest labelled on the back.
     public var mappedAsOther = 0
     /// The names of those note types.
@@ -35,34 +39,42 @@ public enum DeckInterchange {
     /// - Parameters:
     ///   - adoptsTitle: for JSON, take the file's title and description (new decks).
     ///   - mediaFolder: for JSON, where media files without `data` are looked for first.
+    ///   - update: when notes already in the deck (by GUID) take the file's (``ImportUpdatePolicy``).
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be imported;
     ///   the format's error (`CSVError`, `AnkiError`, ``InterchangeError``); the store's error.
     @discardableResult
     public static func importFile(at url: URL, format: InterchangeFormat, into document: DeckDocument,
-                                  adoptsTitle: Bool = false, mediaFolder: URL? = nil, progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
+                                  adoptsTitle: Bool = false, mediaFolder: URL? = nil, update: ImportUpdatePolicy = .newer,
+                                  progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
         var summary = ImportSummary()
         switch format {
         case .csv, .tsv:
             let settings = TextImportSettings(likelySeparator: format == .csv ? .comma : .tab)
-            let report = try DeckTextImporter(settings: settings, progress: progress).importFile(at: url, into: document)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+            let report = try DeckTextImporter(settings: settings, update: update, modified: modified, progress: progress)
+                .importFile(at: url, into: document)
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
+            summary.updates = report.updates
         case .json:
-            let report = try DeckJSONImporter(adoptsTitle: adoptsTitle, mediaFolder: mediaFolder).importFile(at: url, into: document)
+            let report = try DeckJSONImporter(adoptsTitle: adoptsTitle, mediaFolder: mediaFolder, update: update)
+                .importFile(at: url, into: document)
             summary.cardsAdded = report.cardsAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
+            summary.updates = report.updates
             summary.mediaFiles = report.mediaFiles
             summary.missingMedia = report.missingMedia
             summary.reviews = report.reviews
         case .apkg, .colpkg:
             let report: AnkiImportReport
             do {
-                report = try AnkiImporter().importPackage(at: url, into: document)
+                report = try AnkiImporter(update: update).importPackage(at: url, into: document)
             } catch let error as AnkiError {
                 throw InterchangeError(anki: error)
             }
             summary.cardsAdded = report.notesAdded
             summary.duplicatesSkipped = report.duplicatesSkipped
+            summary.updates = report.updates
             summary.mediaFiles = report.mediaFiles
             summary.missingMedia = report.missingMedia
             summary.reviews = report.reviews

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Format version 2 (lossless): the file is restored with ``DeckDocument/restore(_:notes:mediaData:adoptsTitle:)``:
 /// into a deck without notes with every id and value (export, import, export gives the same
-/// bytes), into a deck with notes as a merge that skips notes whose GUID is there. Format
+/// bytes), into a deck with notes as a merge in which a note whose GUID is there updates it as
+/// ``update`` says (``ImportUpdatePolicy``, by the notes' `modified`). Format
 /// version 1 (cards of the first format): cards are added in the file's order with their dates,
 /// scheduling, tags, media and review history; a card whose `ankiGUID` is already in the deck
 /// is skipped. Media come from the embedded `data` when present, else from the file named
@@ -18,13 +19,18 @@ public struct DeckJSONImporter: Sendable {
     public var adoptsTitle: Bool
     /// Where media files without `data` are looked for first (`deck export --media-folder`).
     public var mediaFolder: URL?
+    /// When notes already in the deck (by GUID) take the file's (format version 2; version 1
+    /// files only add).
+    public var update: ImportUpdatePolicy
 
     /// What an import did.
     public struct Report: Sendable, Hashable, Codable {
         /// Cards added.
         public var cardsAdded = 0
-        /// Cards skipped because their Anki GUID is already in the deck.
+        /// Cards skipped because their Anki GUID is already in the deck (format version 1 files).
         public var duplicatesSkipped = 0
+        /// Notes whose GUID was in the deck: updated, unchanged, skipped (format version 2).
+        public var updates = ImportUpdateCounts()
         /// Media files stored.
         public var mediaFiles = 0
         /// Media files neither embedded nor found beside the file.
@@ -36,9 +42,10 @@ public struct DeckJSONImporter: Sendable {
     }
 
     /// Creates an importer.
-    public init(adoptsTitle: Bool = false, mediaFolder: URL? = nil) {
+    public init(adoptsTitle: Bool = false, mediaFolder: URL? = nil, update: ImportUpdatePolicy = .newer) {
         self.adoptsTitle = adoptsTitle
         self.mediaFolder = mediaFolder
+        self.update = update
     }
 
     struct Header: Decodable {
@@ -338,13 +345,14 @@ public struct DeckJSONImporter: Sendable {
                     return decoded
                 }
                 return try Self.readMediaFile(item.fileName, in: folders)
-            }, adoptsTitle: adoptsTitle)
+            }, adoptsTitle: adoptsTitle, update: update)
         } catch let error as RestoreInputError {
             throw InterchangeError(.malformed, path: path, reason: error.message)
         }
         var report = Report()
         report.cardsAdded = restored.notesAdded
         report.duplicatesSkipped = restored.duplicatesSkipped
+        report.updates = restored.updates
         report.mediaFiles = restored.mediaFiles
         report.missingMedia = restored.missingMedia
         report.reviews = restored.reviews

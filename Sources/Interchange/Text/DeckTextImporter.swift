@@ -3,8 +3,9 @@ import Foundation
 
 /// Imports a CSV/TSV or Anki text file (see ``TextImportReader``) into a deck: one card per
 /// row with its tags; a `Notetype` column (or `#notetype:`) naming a cloze or reversed type
-/// makes cloze or reversible cards, a `Deck` column sets the deck path, and a `GUID` column
-/// skips rows already in the deck. Rows with an empty front are skipped.
+/// makes cloze or reversible cards, a `Deck` column sets the deck path, and a row whose `GUID`
+/// is in the deck updates that note (``update``; rows carry no time, so ``ImportUpdatePolicy/newer``
+/// compares the file's modification time with the note's). Rows with an empty front are skipped.
 ///
 /// Cost: one streaming pass (constant memory for the file; the new cards are kept until the
 /// single save, which rebuilds the search index once).
@@ -13,13 +14,19 @@ public struct DeckTextImporter {
     public var settings: TextImportSettings
     /// Called now and then with the bytes read so far (for a progress bar).
     public var progress: ((Int) -> Void)?
+    /// When notes already in the deck (by the GUID column) take the row's values.
+    public var update: ImportUpdatePolicy = .newer
+    /// When the rows were written (the file's modification time), for ``update``; now when nil.
+    public var modified: Date?
 
     /// What an import did.
     public struct Report: Sendable, Hashable, Codable {
         /// Cards added.
         public var cardsAdded = 0
-        /// Rows skipped because their GUID is already in the deck.
+        /// Rows skipped because a row before them in the same file has their GUID.
         public var duplicatesSkipped = 0
+        /// Rows whose GUID was in the deck: updated, unchanged, skipped.
+        public var updates = ImportUpdateCounts()
         /// Rows skipped because their front is empty.
         public var emptyRowsSkipped = 0
         /// Creates an empty report.
@@ -27,8 +34,11 @@ public struct DeckTextImporter {
     }
 
     /// Creates an importer.
-    public init(settings: TextImportSettings = TextImportSettings(), progress: ((Int) -> Void)? = nil) {
+    public init(settings: TextImportSettings = TextImportSettings(), update: ImportUpdatePolicy = .newer, modified: Date? = nil,
+                progress: ((Int) -> Void)? = nil) {
         self.settings = settings
+        self.update = update
+        self.modified = modified
         self.progress = progress
     }
 
@@ -37,9 +47,10 @@ public struct DeckTextImporter {
     /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
     public func add(from reader: inout TextImportReader, to session: BulkImport, report: inout Report) throws {
         try session.flush()  // cards of earlier files in the same import count as saved
-        var existing = try session.document.savedAnkiGUIDs()
+        var seen: Set<String> = []
         // The cards of a file share its import time as their creation date.
         let now = Date()
+        let written = modified ?? now
         var count = 0
         while let row = try reader.next() {
             count += 1
@@ -48,9 +59,21 @@ public struct DeckTextImporter {
                 report.emptyRowsSkipped += 1
                 continue
             }
-            if let guid = row.guid, !guid.isEmpty, !existing.insert(guid).inserted {
-                report.duplicatesSkipped += 1
-                continue
+            if let guid = row.guid, !guid.isEmpty {
+                guard seen.insert(guid).inserted else {
+                    report.duplicatesSkipped += 1
+                    continue
+                }
+                if let saved = try session.savedNote(guid: guid) {
+                    // A file without tags leaves the note's; one with a tags column or #tags: replaces them.
+                    let tagged = reader.columnRoles.contains(.tags) || !reader.settings.tags.isEmpty
+                    let fields: [String?] = [row.front, reader.columnRoles.contains(.back) ? row.back : nil]
+                        + row.extraFields.map(\.value)
+                    let outcome = try session.update(saved, fields: fields, noteTypeName: row.notetype,
+                                                     tags: tagged ? Self.splitTags(row.tags) : nil, modified: written, policy: update)
+                    report.updates.record(outcome, guid: guid, text: row.front)
+                    continue
+                }
             }
             let kind = Self.kind(ofNotetype: row.notetype)
             let card = ImportedNote(kind: kind, front: row.front, back: row.back, created: now)

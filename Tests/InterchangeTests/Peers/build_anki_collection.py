@@ -12,6 +12,10 @@ writes into OUTDIR:
   truth.json      what the collection holds, read back through Anki's API and its database
                   (note types with every option, notes, every card row with its data JSON,
                   decks with their presets, every revlog row, media names with SHA-1)
+  edited.apkg     an edited copy, as a user editing in Anki makes it (see edited_copy)
+  edited-legacy.apkg  the same in the legacy layout
+  updates.json    the edits, and what Anki's own import of edited.apkg over current.apkg (and
+                  the other way round) did under each update condition
 
 The collection: every stock note type (Basic and its variants, Cloze, Image Occlusion), a
 custom type with 5 fields (with editor options), 3 templates (browser formats, a target
@@ -267,7 +271,95 @@ def main():
     with open(os.path.join(out, "truth.json"), "w") as handle:
         json.dump(truth, handle, ensure_ascii=False, indent=1, sort_keys=True)
     col.close()
+    edited_copy(os.path.join(work, "collection.anki2"), out, work)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def edited_copy(path, out, work):
+    """Edits the collection as a user would in Anki after sharing current.apkg: two notes' fields
+    changed, a tag added to a third, a reverse card asked for on an optional-reversed note (a new
+    card ordinal), a card of an edited note rescheduled, the CSS and a template of a stock type
+    changed (same fields), a field added to the custom type (a changed schema) and one of its
+    notes edited, one note added. Every note of the original is over a day old, so each edit is
+    newer. Exports edited.apkg and edited-legacy.apkg, then imports them with Anki itself over
+    current.apkg into new collections (and current.apkg over edited.apkg), once per update
+    condition, and writes what Anki did into updates.json."""
+    from anki.import_export_pb2 import (ImportAnkiPackageOptions, ImportAnkiPackageRequest,
+                                        ImportAnkiPackageUpdateCondition as Condition)
+    col = Collection(path)
+    edits = {}
+    basic = col.models.by_name("Basic")
+    notes = {col.get_note(nid).fields[0]: col.get_note(nid)
+             for nid in col.db.list("select id from notes order by id")}
+    for front in ["Question 0", "Question 1"]:
+        note = notes[front]
+        note.fields[1] = note.fields[1] + " (edited)"
+        col.update_note(note)
+        edits.setdefault("fieldsChanged", []).append(note.guid)
+    note = notes["Question 2"]
+    note.tags.append("edited")
+    col.update_note(note)
+    edits["tagAdded"] = note.guid
+    note = notes["chat"]
+    note.fields[2] = "y"
+    col.update_note(note)
+    edits["newOrdinal"] = note.guid
+    rescheduled = col.db.scalar("select id from cards where nid = ? order by ord limit 1", notes["Question 0"].id)
+    col.sched.set_due_date([rescheduled], "9")
+    edits["rescheduled"] = notes["Question 0"].guid
+    reversed_ = col.models.by_name("Basic (and reversed card)")
+    reversed_["css"] += "\n.edited { color: blue; }\n"
+    reversed_["tmpls"][0]["qfmt"] = "<div class=edited>{{Front}}</div>"
+    col.models.update_dict(reversed_)
+    # Anki stamps a note type it adds on import with the time of the import (SampleDeck keeps the
+    # package's): an author's edit made after the user's import is what --update newer updates,
+    # so the edit is dated an hour on (the imports below run within the same second otherwise).
+    col.db.execute("update notetypes set mtime_secs = mtime_secs + 3600 where id = ?", reversed_["id"])
+    edits["typeUpdated"] = reversed_["name"]
+    custom = col.models.by_name("Japanese Vocab")
+    col.models.add_field(custom, col.models.new_field("Source"))
+    col.models.update_dict(custom)
+    edits["typeChanged"] = custom["name"]
+    note = col.get_note(notes["猫"].id)  # it has the new field now
+    note.fields[2] = "cat (edited)"
+    col.update_note(note)
+    edits["changedTypeNote"] = note.guid
+    note = col.new_note(basic)
+    note.fields[0] = "Added later"
+    note.fields[1] = "New answer"
+    note.tags = ["new"]
+    col.add_note(note, col.decks.id("Science"))
+    edits["added"] = note.guid
+    options = dict(with_scheduling=True, with_deck_configs=True, with_media=True)
+    col.export_anki_package(out_path=os.path.join(out, "edited.apkg"),
+                            options=ExportAnkiPackageOptions(legacy=False, **options), limit=None)
+    col.export_anki_package(out_path=os.path.join(out, "edited-legacy.apkg"),
+                            options=ExportAnkiPackageOptions(legacy=True, **options), limit=None)
+    col.close()
+
+    conditions = {"newer": Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+                  "always": Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_ALWAYS,
+                  "never": Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_NEVER}
+    anki = {}
+    for label, first, second in [("", "current.apkg", "edited.apkg"), ("reverse-", "edited.apkg", "current.apkg")]:
+        for name, condition in conditions.items():
+            target = Collection(os.path.join(work, f"import-{label}{name}.anki2"))
+            for package, update in [(first, Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER), (second, condition)]:
+                request = ImportAnkiPackageRequest(package_path=os.path.join(out, package), options=ImportAnkiPackageOptions(
+                    update_notes=update, update_notetypes=update, with_scheduling=True, with_deck_configs=True))
+                log = target.import_anki_package(request).log
+            result = {"new": len(log.new), "updated": len(log.updated), "duplicate": len(log.duplicate),
+                      "conflicting": len(log.conflicting), "notes": {}, "cards": {}}
+            for guid, flds, tags, mid in target.db.all("select guid, flds, tags, mid from notes"):
+                result["notes"][guid] = {"fields": flds.split("\x1f"), "tags": tags.split(),
+                                         "noteType": target.models.get(mid)["name"]}
+            for guid, count in target.db.all("select n.guid, count(*) from cards c join notes n on n.id = c.nid group by n.guid"):
+                result["cards"][guid] = count
+            result["noteTypes"] = sorted([m["name"], [f["name"] for f in m["flds"]], m["css"]] for m in target.models.all())
+            anki[label + name] = result
+            target.close()
+    with open(os.path.join(out, "updates.json"), "w") as handle:
+        json.dump({"edits": edits, "anki": anki}, handle, ensure_ascii=False, indent=1, sort_keys=True)
 
 
 def dump(col):

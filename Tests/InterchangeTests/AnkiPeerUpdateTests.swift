@@ -1,0 +1,177 @@
+import DeckDocument
+import Foundation
+import Interchange
+import Persistence
+import Testing
+
+/// Updates on import (issue 15 item 2), against current Anki: the builder edits its collection
+/// after exporting current.apkg (fields changed, a tag added, a card rescheduled, a new card
+/// ordinal, a stock type's CSS and template changed, a field added to the custom type, a note
+/// added) and exports edited.apkg, then lets Anki import one over the other under each update
+/// condition (updates.json). Our import of the same pair must count and end up as Anki's.
+@Suite(.tags(.interop)) struct AnkiPeerUpdateTests {
+    typealias V2 = DeckSchemaV2
+
+    /// What the builder did and what Anki's own import made of it.
+    struct Updates: Decodable {
+        struct Edits: Decodable {
+            let fieldsChanged: [String]
+            let tagAdded, newOrdinal, rescheduled, changedTypeNote, added: String
+            let typeUpdated, typeChanged: String
+        }
+        struct Result: Decodable {
+            struct Note: Decodable { let fields: [String], tags: [String], noteType: String }
+            let new, updated, duplicate, conflicting: Int
+            let notes: [String: Note]
+            let cards: [String: Int]
+            /// [name, field names, css] of each note type.
+            let noteTypes: [[Field]]
+            enum Field: Decodable {
+                case text(String), list([String])
+                init(from decoder: Decoder) throws {
+                    let container = try decoder.singleValueContainer()
+                    if let list = try? container.decode([String].self) { self = .list(list) } else { self = .text(try container.decode(String.self)) }
+                }
+                var text: String { if case .text(let value) = self { value } else { "" } }
+            }
+        }
+        let edits: Edits
+        let anki: [String: Result]
+
+        static func load() throws -> (folder: URL, updates: Updates) {
+            let (folder, _) = try AnkiPeerCollection.built()
+            return (folder, try JSONDecoder().decode(Updates.self, from: Data(contentsOf: folder.appendingPathComponent("updates.json"))))
+        }
+    }
+
+    /// A card's scheduling, to compare before and after an update.
+    struct Scheduling: Equatable {
+        let ordinal: Int, type: Int, queue: Int, due: Int64, interval: Int, ease: Int, reps: Int, lapses: Int, stability: Double?
+        init(_ card: V2.Card) {
+            ordinal = card.ordinal
+            type = card.type.rawValue
+            queue = card.queue.rawValue
+            due = card.due
+            interval = card.interval
+            ease = card.easeFactor
+            reps = card.repetitions
+            lapses = card.lapses
+            stability = card.stability
+        }
+    }
+
+    static func notesByGUID(_ deck: DeckDocument) throws -> [String: V2.Note] {
+        Dictionary(try deck.mainContext.fetch(FetchDescriptor<V2.Note>()).map { ($0.guid, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    static func scheduling(_ note: V2.Note) -> [Scheduling] { note.cards.map(Scheduling.init).sorted { $0.ordinal < $1.ordinal } }
+
+    /// Importing the same package twice: the second import adds nothing, changes nothing, and
+    /// counts every note unchanged and every note type kept.
+    @Test(arguments: ["current.apkg", "legacy2.apkg", "full.colpkg"])
+    func reimportChangesNothing(_ package: String) throws {
+        let (folder, truth) = try AnkiPeerCollection.built()
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let url = folder.appendingPathComponent(package)
+        try AnkiImporter().importPackage(at: url, into: deck)
+        let before = try Self.notesByGUID(deck).mapValues { [$0.fields.joined(separator: "|"), "\($0.modified.timeIntervalSince1970)"] }
+        let cards = try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>())
+        let reviews = try deck.mainContext.fetchCount(FetchDescriptor<V2.Review>())
+        let types = try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>())
+
+        let again = try AnkiImporter().importPackage(at: url, into: deck)
+        #expect(again.notesAdded == 0)
+        #expect(again.cardsAdded == 0)
+        #expect(again.reviews == 0)
+        #expect(again.noteTypesAdded == 0)
+        #expect(again.updates.unchanged == truth.notes.count)
+        #expect(again.updates.updated == 0)
+        #expect(again.updates.skipped == 0)
+        #expect(again.updates.noteTypes.allSatisfy { $0.action == .kept }, "\(again.updates.noteTypes)")
+        #expect(try Self.notesByGUID(deck).mapValues { [$0.fields.joined(separator: "|"), "\($0.modified.timeIntervalSince1970)"] } == before)
+        #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>()) == cards)
+        #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Review>()) == reviews)
+        #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>()) == types)
+    }
+
+    /// The original then the edited copy (and the other way round), under each --update mode:
+    /// the counts are Anki's (added = new, updated = updated, unchanged + older/never = duplicate,
+    /// changed note type = conflicting), every note ends with Anki's fields and tags and as many
+    /// cards as in Anki, cards already there keep their scheduling, and the stock type whose
+    /// CSS changed is updated in place exactly when Anki updates it.
+    @Test(arguments: [("", "current.apkg", "edited.apkg"), ("", "current.apkg", "edited-legacy.apkg"), ("reverse-", "edited.apkg", "current.apkg")],
+          ImportUpdatePolicy.allCases)
+    func updatesAsAnkiDoes(_ order: (label: String, first: String, second: String), _ policy: ImportUpdatePolicy) throws {
+        let (folder, updates) = try Updates.load()
+        let anki = try #require(updates.anki[order.label + policy.rawValue])
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        try AnkiImporter().importPackage(at: folder.appendingPathComponent(order.first), into: deck)
+        let scheduled = try Self.notesByGUID(deck).mapValues(Self.scheduling)
+
+        let report = try AnkiImporter(update: policy).importPackage(at: folder.appendingPathComponent(order.second), into: deck)
+        let skipped = Dictionary(grouping: report.updates.skippedNotes, by: \.reason).mapValues(\.count)
+        #expect(report.notesAdded == anki.new)
+        #expect(report.updates.updated == anki.updated)
+        #expect(report.updates.unchanged + (skipped[.older] ?? 0) + (skipped[.never] ?? 0) == anki.duplicate)
+        #expect(skipped[.noteType] ?? 0 == anki.conflicting)
+        #expect(skipped[.never] ?? 0 == (policy == .never ? 4 : 0))
+        #expect(skipped[.older] ?? 0 == (order.label == "reverse-" && policy == .newer ? 4 : 0))
+
+        let notes = try Self.notesByGUID(deck)
+        #expect(notes.count == anki.notes.count)
+        for (guid, expected) in anki.notes {
+            guard let ours = notes[guid] else {
+                Issue.record("note \(guid) (\(expected.fields.first ?? "")) missing")
+                continue
+            }
+            #expect(ours.fields == expected.fields, "note \(guid)")
+            #expect(Set(ours.tags.map(\.name)) == Set(expected.tags), "note \(guid)")
+            #expect(ours.cards.count == anki.cards[guid], "cards of note \(guid) (\(expected.fields.first ?? ""))")
+            // Cards the deck had keep their scheduling, whatever the package says.
+            for card in Self.scheduling(ours) {
+                if let before = scheduled[guid]?.first(where: { $0.ordinal == card.ordinal }) { #expect(card == before, "note \(guid)") }
+            }
+        }
+        if order.label.isEmpty {
+            let rescheduled = try #require(notes[updates.edits.rescheduled])
+            #expect(rescheduled.fields[1].hasSuffix("(edited)") == (policy != .never))
+            #expect(notes[updates.edits.newOrdinal]?.cards.count == 2, "the reverse card asked for is added in every mode, as Anki does")
+        }
+
+        // The stock type with the same fields and templates: updated in place when Anki updates it.
+        let ankiUpdated = anki.noteTypes.contains { $0.first?.text.hasPrefix(updates.edits.typeUpdated) == true && $0.last?.text.contains(".edited") == true }
+        let types = try deck.mainContext.fetch(FetchDescriptor<V2.NoteType>())
+        let oursUpdated = types.contains { $0.name == updates.edits.typeUpdated && $0.css.contains(".edited") }
+        #expect(oursUpdated == ankiUpdated)
+        let decision = report.updates.noteTypes.first { $0.name == updates.edits.typeUpdated }
+        // Anki updates a type of the same schema when newer (forward only), always when asked, never when not.
+        let updatesType = policy == .always || (policy == .newer && order.label.isEmpty)
+        #expect(decision?.action == (updatesType ? .updated : .kept), "\(String(describing: decision))")
+        // The custom type that gained a field: the deck's is kept, the package's added beside it.
+        #expect(report.updates.noteTypes.first { $0.name == updates.edits.typeChanged }?.action == .copied)
+        #expect(types.filter { $0.name.hasPrefix(updates.edits.typeChanged) }.map(\.fields.count).sorted() == [5, 6])
+        #expect(types.filter { $0.name.hasPrefix(updates.edits.typeChanged) }.count == 2)
+    }
+
+    /// Importing the edited copy a second time changes nothing more, and makes no third copy of
+    /// the note type whose fields changed (the copy is found by the id it came from).
+    @Test func reimportOfEditedCopyIsStable() throws {
+        let (folder, updates) = try Updates.load()
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        try AnkiImporter().importPackage(at: folder.appendingPathComponent("current.apkg"), into: deck)
+        try AnkiImporter().importPackage(at: folder.appendingPathComponent("edited.apkg"), into: deck)
+        let types = try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>())
+        let cards = try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>())
+        let again = try AnkiImporter().importPackage(at: folder.appendingPathComponent("edited.apkg"), into: deck)
+        #expect(again.notesAdded == 0)
+        #expect(again.cardsAdded == 0)
+        #expect(again.updates.updated == 0)
+        #expect(again.updates.skipped == 6, "the notes of the changed type stay the deck's")
+        #expect(again.updates.noteTypes.first { $0.name == updates.edits.typeChanged }?.action == .kept)
+        #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>()) == types)
+        #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>()) == cards)
+    }
+}
