@@ -20,4 +20,19 @@ typedef int (*csqlite_progress_callback)(void *);
 static inline int csqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+/// Where SQLite creates its temporary files (statement journals, sorter spills, TEMP tables:
+/// the `etilqs_*` files it unlinks right after creating them), instead of SQLITE_TMPDIR or
+/// TMPDIR. `path` is copied (sqlite3_temp_directory must be memory from sqlite3_malloc); NULL
+/// restores the default. Only safe while no connection is open on another thread.
+static inline int csqlite_set_temp_directory(const char *path) {
+    char *copy = 0;
+    if (path) {
+        copy = sqlite3_mprintf("%s", path);
+        if (!copy) return SQLITE_NOMEM;
+    }
+    char *old = sqlite3_temp_directory;
+    sqlite3_temp_directory = copy;
+    sqlite3_free(old);
+    return SQLITE_OK;
+}
 #endif

@@ -87,6 +87,8 @@ public struct DeckTool: ParsableCommand {
     /// ignores SIGPIPE (a closed pipe is the write error EPIPE, handled on the normal path).
     public static func runAsProcess() async {
         CleanupRegistry.installSignalHandlers()
+        // SQLite's own temporary files go to a registered private folder (removed on a signal).
+        SQLiteScratch.install()
         await main()
     }
 

@@ -57,8 +57,16 @@ public enum CleanupRegistry {
     /// Set by the first handler to run; others wait for it.
     static let handling = Atomic<Bool>(false)
     static let handled = Atomic<Bool>(false)
-    /// Publishes under way (``publishing(_:)``), which the handler waits for before removing.
+    /// Guarded calls under way (``publishing(_:)``: a publish, or the creation of a registered
+    /// temporary), which the handler waits for before removing.
     static let publishes = Atomic<Int>(0)
+    /// The threads inside ``publishing(_:)``, one per slot (0: free), so the handler does not
+    /// wait for a call of the very thread it interrupted.
+    static let callerCapacity = 16
+    static let callers: InlineArray<16, Atomic<UInt>> = InlineArray { _ in Atomic<UInt>(0) }
+    /// How long the handler waits for other threads' guarded calls to finish: one system call
+    /// each, so only a thread that is not scheduled (a loaded machine) takes long.
+    static let callWaitMilliseconds = 5_000
 
     /// Paths, `capacity` × `pathCapacity` bytes, NUL-terminated; then one directory buffer per level.
     nonisolated(unsafe) static let storage: UnsafeMutablePointer<CChar> = {
@@ -102,6 +110,7 @@ public enum CleanupRegistry {
         _ = handling.load(ordering: .relaxed)
         _ = handled.load(ordering: .relaxed)
         _ = publishes.load(ordering: .relaxed)
+        _ = callers[0].load(ordering: .relaxed)
         // The rest of the process runs on while the handler cleans up: a thread that ends the
         // process meanwhile (its work failed because its files went) waits for the handler,
         // so the process still ends by the signal, not by that thread's exit status.
@@ -142,16 +151,45 @@ public enum CleanupRegistry {
         }
     }
 
-    /// Runs `body`, one system call that moves a finished output into place (``Publisher``),
-    /// unless a signal is ending the process: then the calling thread waits to be ended with
-    /// it, so nothing the handler is removing is published half removed. The handler waits for
-    /// a publish under way to finish before it removes anything (the two are ordered by
-    /// sequentially consistent atomics: one of them always sees the other).
+    /// Runs `body`, one system call that moves a finished output into place (``Publisher``) or
+    /// creates a registered temporary (``TemporaryName``), unless a signal is ending the
+    /// process: then the calling thread waits to be ended with it, so nothing is published half
+    /// removed and nothing is created after the handler's last look. The handler waits for a
+    /// call under way on another thread to finish before it removes anything (the two are
+    /// ordered by sequentially consistent atomics: one of them always sees the other), and does
+    /// not wait for one of the thread it runs on (it interrupted that call before or after its
+    /// system call, and the process ends with the handler).
+    ///
+    /// Without this, a thread that had registered a temporary but not yet created it could
+    /// create it after the handler's last round, while the handler's thread was not scheduled
+    /// before it raised the signal: a `.name.partial-…` left behind on a loaded machine.
     public static func publishing<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let slot = claimCallerSlot()
         publishes.add(1, ordering: .sequentiallyConsistent)
-        defer { publishes.subtract(1, ordering: .sequentiallyConsistent) }
+        defer {
+            publishes.subtract(1, ordering: .sequentiallyConsistent)
+            if let slot { callers[slot].store(0, ordering: .sequentiallyConsistent) }
+        }
         if handling.load(ordering: .sequentiallyConsistent) { waitWhileHandling() }
         return try body()
+    }
+
+    /// Claims a slot naming this thread as inside ``publishing(_:)``; nil when all are taken
+    /// (the handler then waits for the call like for another thread's).
+    private static func claimCallerSlot() -> Int? {
+        let me = UInt(pthread_self())
+        for slot in 0..<callerCapacity {
+            if callers[slot].compareExchange(expected: 0, desired: me, ordering: .sequentiallyConsistent).exchanged { return slot }
+        }
+        return nil
+    }
+
+    /// How many guarded calls under way are the calling thread's (async-signal-safe).
+    static func callsOfThisThread() -> Int {
+        let me = UInt(pthread_self())
+        var count = 0
+        for slot in 0..<callerCapacity where callers[slot].load(ordering: .sequentiallyConsistent) == me { count += 1 }
+        return count
     }
 
     /// While the handler runs (on another thread), waits for it to end the process (at most
@@ -229,11 +267,13 @@ public enum CleanupRegistry {
 private func cleanupHandler(_ number: Int32) {
     let saved = errno
     if !CleanupRegistry.handling.exchange(true, ordering: .sequentiallyConsistent) {
-        // A publish under way (one rename or link) finishes first; at most 200 ms, in case it
-        // is this very thread that was interrupted in the middle of it.
+        // Guarded calls under way on other threads (one rename, link, open or mkdir each)
+        // finish first: from now on no such call starts, so nothing registered is created or
+        // published behind the handler's back. Not those of this thread, which it interrupted.
         var tick = timespec(tv_sec: 0, tv_nsec: 1_000_000)
         var waited = 0
-        while CleanupRegistry.publishes.load(ordering: .sequentiallyConsistent) > 0 && waited < 200 {
+        while CleanupRegistry.publishes.load(ordering: .sequentiallyConsistent) > CleanupRegistry.callsOfThisThread()
+                && waited < CleanupRegistry.callWaitMilliseconds {
             nanosleep(&tick, nil)
             waited += 1
         }

@@ -195,7 +195,8 @@ public enum TemporaryName {
     /// `O_EXCL`, `mkdir`: -1 and `errno` when it fails), trying other names while the name is
     /// taken. The name is registered with ``CleanupRegistry`` before it is created, so a signal
     /// at any moment, even between the two, leaves nothing (removing a name not yet made is
-    /// harmless). Returns the path, what `make` returned (-1 with `errno` set on failure) and
+    /// harmless), and created through ``CleanupRegistry/publishing(_:)``, so it is never made
+    /// after the handler's last look. Returns the path, what `make` returned (-1 with `errno` set on failure) and
     /// the registration.
     static func create(_ base: String, _ make: (String) -> Int32) -> (path: String, result: Int32, token: CleanupRegistry.Token?) {
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -204,7 +205,9 @@ public enum TemporaryName {
         for _ in 0..<100 {
             let path = base + String((0..<6).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] })
             let token = CleanupRegistry.register(path)
-            let result = make(path)
+            // A guarded call: once a signal is being handled no creation starts (this thread
+            // waits to be ended), and the handler waits for one under way on another thread.
+            let result = CleanupRegistry.publishing { make(path) }
             if result >= 0 { return (path, result, token) }
             number = errno
             CleanupRegistry.unregister(token)

@@ -192,3 +192,17 @@ extension Database {
         return objects
     }
 }
+
+extension Database {
+    /// Makes SQLite create its own temporary files (statement journals, sorter spills, TEMP
+    /// tables: the `etilqs_*` files it unlinks right after creating them) in `path` instead of
+    /// `SQLITE_TMPDIR` or `TMPDIR`; nil restores the default. A program that removes its
+    /// temporaries when a signal ends it points this at a folder it has registered, so a signal
+    /// between SQLite's `open` and `unlink` of such a file leaves nothing behind.
+    ///
+    /// Call it once, before any connection is opened (SQLite reads the setting unlocked).
+    public static func setTemporaryDirectory(_ path: String?) throws(DatabaseError) {
+        let code = path.map { csqlite_set_temp_directory($0) } ?? csqlite_set_temp_directory(nil)
+        guard code == SQLITE_OK else { throw DatabaseError(extendedCode: code, message: "can't set SQLite's temporary folder") }
+    }
+}
