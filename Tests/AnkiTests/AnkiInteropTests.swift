@@ -40,6 +40,7 @@ extension Tag {
     @Test(arguments: [
         AnkiPackageWriter.Options(format: .anki21),
         AnkiPackageWriter.Options(format: .anki2, compressionLevel: 0, buildsIndexes: true),
+        AnkiPackageWriter.Options(format: .anki21b),
     ])
     func currentAnkiImportsEverythingWeWrite(_ options: AnkiPackageWriter.Options) throws {
         let dir = try TemporaryDirectory()

@@ -3,7 +3,7 @@ import Testing
 @testable import Anki
 
 @Suite struct PackageWriterTests {
-    @Test(arguments: [AnkiPackageWriter.Options.Format.anki2, .anki21])
+    @Test(arguments: AnkiPackageWriter.Options.Format.allCases)
     func writtenPackagesReadBack(_ format: AnkiPackageWriter.Options.Format) throws {
         let dir = try TemporaryDirectory()
         let url = dir.file("out.apkg")
@@ -11,8 +11,8 @@ import Testing
 
         let reader = try AnkiPackageReader(url: url)
         defer { reader.close() }
-        #expect(reader.version == (format == .anki2 ? .legacy1 : .legacy2))
-        #expect(reader.schemaVersion == 11)
+        #expect(reader.version == (format == .anki2 ? .legacy1 : format.isCurrent ? .latest : .legacy2))
+        #expect(reader.schemaVersion == (format.isCurrent ? 18 : 11))
         #expect(Set(reader.noteTypes.map(\.shape)) == [SampleExport.basic, SampleExport.reversed, SampleExport.cloze, SampleExport.vocab])
         #expect(Set(reader.decks.map(\.name)) == ["Default", "Swift Export", "Swift Export::Verbs", "Languages",
                                                    "Languages::Japanese", "Languages::Japanese::Kana"])

@@ -89,6 +89,31 @@ import Testing
         if format != "apkg" { #expect(Data(piped.stdout.utf8) == bytes) }
     }
 
+    /// `--anki-format current` writes current Anki's layout (meta version 3, zstd collection.anki21b),
+    /// `legacy` (the default) collection.anki21; both import back into the same notes; the option
+    /// is refused for formats that aren't Anki packages.
+    @Test func exportAnkiFormatPicksTheLayout() throws {
+        let play = try Playground()
+        #expect(try play.run("import", "A.sampledeck", Self.anki("anki-current.apkg"), "--create").status == 0)
+        for (layout, entry) in [("current", "collection.anki21b"), ("legacy", "collection.anki21")] {
+            for ext in ["apkg", "colpkg"] {
+                let out = "\(layout).\(ext)"
+                let result = try play.run("export", "A.sampledeck", "-o", out, "--anki-format", layout)
+                #expect(result.status == 0, "\(result.stderr)")
+                let bytes = try Data(contentsOf: play.url.appendingPathComponent(out))
+                #expect(bytes.range(of: Data(entry.utf8)) != nil, "\(out) holds \(entry)")
+                if layout == "legacy" { #expect(bytes.range(of: Data("collection.anki21b".utf8)) == nil, "\(out)") }
+                let back = try play.run("import", "\(layout)-\(ext).sampledeck", out, "--create", "--json")
+                #expect(back.status == 0, "\(back.stderr)")
+                #expect(back.stdout.contains("\"imported\": 5"), "\(out): \(back.stdout)")
+            }
+        }
+        let refused = try play.run("export", "A.sampledeck", "-o", "x.json", "--anki-format", "current")
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("deck: error: --anki-format applies to apkg and colpkg exports only"))
+        #expect(try play.run("export", "A.sampledeck", "-o", "x.apkg", "--anki-format", "newest").status == 64)
+    }
+
     @Test func exportImportJSONThroughPipesIsLossless() throws {
         let play = try Playground()
         #expect(try play.run("import", "A.sampledeck", Self.anki("anki-current.apkg"), "--create").status == 0)

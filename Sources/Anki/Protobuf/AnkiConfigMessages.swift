@@ -143,7 +143,8 @@ enum SchemaConfig {
                             if part == 2 { entry["today"] = try limit.uint64(partValue) }
                         }
                         options[field == 8 ? "reviewLimitToday" : "newLimitToday"] = entry
-                    case 10: options["desiredRetention"] = try normal.float(fieldValue)
+                    // Schema 11 keeps a deck's desired retention in percent (Anki's `(v * 100) as u32`).
+                    case 10: options["desiredRetention"] = Int(max(0, (Float(try normal.float(fieldValue)) * 100).rounded(.towardZero)))
                     default: continue
                     }
                 }
@@ -191,7 +192,8 @@ enum SchemaConfig {
         var reader = ProtobufReader(bytes, path: path)
         var other: [String: Any] = [:]
         var options: [String: Any] = [:]
-        var new: [String: Any] = ["order": 0]
+        // Schema 11 numbers the insertion order the other way round: 1 due (protobuf 0), 0 random (protobuf 1).
+        var new: [String: Any] = ["order": 1]
         var lapse: [String: Any] = ["leechAction": 0]
         var learn: [Double] = [], relearn: [Double] = []
         var weights: [Int: [Double]] = [:]
@@ -238,7 +240,7 @@ enum SchemaConfig {
             case 17: preset.minimumLapseInterval = Int(truncatingIfNeeded: try reader.uint64(value))
             case 18: preset.graduatingInterval = Int(truncatingIfNeeded: try reader.uint64(value))
             case 19: preset.easyInterval = Int(truncatingIfNeeded: try reader.uint64(value))
-            case 20: new["order"] = try reader.int64(value)
+            case 20: new["order"] = try reader.int64(value) == 1 ? 0 : 1
             case 21: lapse["leechAction"] = try reader.int64(value)
             case 22: preset.leechThreshold = Int(truncatingIfNeeded: try reader.uint64(value))
             case 23: disableAutoplay = try reader.bool(value)

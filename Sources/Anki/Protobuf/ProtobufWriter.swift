@@ -34,6 +34,34 @@ struct ProtobufWriter {
         bytes(number, Array(value.utf8))
     }
 
+    /// Appends a `float` field (fixed 32 bits); zero is omitted unless `always`.
+    mutating func float(_ number: Int, _ value: Float, always: Bool = false) {
+        guard always || value != 0 else { return }
+        key(number, wireType: 5)
+        let bits = value.bitPattern
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
+    }
+
+    /// Appends a packed `repeated float` field; an empty list is omitted.
+    mutating func floats(_ number: Int, _ values: [Float]) {
+        guard !values.isEmpty else { return }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(values.count * 4)
+        for value in values {
+            let bits = value.bitPattern
+            for shift in stride(from: 0, to: 32, by: 8) { packed.append(UInt8(truncatingIfNeeded: bits >> UInt32(shift))) }
+        }
+        bytes(number, packed)
+    }
+
+    /// Appends a packed `repeated uint32`/`uint64` field; an empty list is omitted.
+    mutating func varints(_ number: Int, _ values: [UInt64]) {
+        guard !values.isEmpty else { return }
+        var inner = ProtobufWriter()
+        for value in values { inner.appendVarint(value) }
+        bytes(number, inner.bytes)
+    }
+
     /// Appends an embedded message (always written, even when empty).
     mutating func message(_ number: Int, _ build: (inout ProtobufWriter) -> Void) {
         var inner = ProtobufWriter()

@@ -27,6 +27,8 @@ package final class AnkiCollection {
     package let configuration: String
     /// The collection's creation time, in seconds (`col.crt`); review `due` days count from its day.
     package let creationTime: Int64
+    /// The tags marked collapsed (schema 17's `tags.collapsed`; schema 11 has no such state).
+    package let collapsedTags: [String]
 
     let database: Database
     /// The name used in errors (the package and entry).
@@ -60,6 +62,10 @@ package final class AnkiCollection {
             throw AnkiError(.corruptCollection, path: label, reason: "not an SQLite database (\(error.message))")
         }
         self.database = database
+        // Anki's names carry its `unicase` collation; without one, SQLite can't plan a query of them.
+        do { try database.registerCaseFoldingCollation(named: "unicase") } catch {
+            throw AnkiError(.corruptCollection, path: label, reason: "cannot prepare the collection: \(error.message)")
+        }
         try Self.validateSchema(database, label: label)
         let (version, created) = try Self.readCol(database, label: label)
         guard version >= 11, version <= Self.newestSchema else {
@@ -85,6 +91,7 @@ package final class AnkiCollection {
             presets = try Self.readLegacyPresets(database, label: label)
             configuration = try Self.readLegacyConfig(database, label: label)
         }
+        collapsedTags = try Self.readCollapsedTags(database, label: label)
         for table in ["notes", "cards", "revlog"] where try !Self.has(database, table: table, label: label) {
             throw AnkiError(.corruptCollection, path: label, reason: "the collection has no \(table) table")
         }
@@ -262,6 +269,20 @@ package final class AnkiCollection {
             result.append(preset)
         }
         return result
+    }
+
+    /// The tags whose `collapsed` is set, by name.
+    private static func readCollapsedTags(_ database: Database, label: String) throws -> [String] {
+        guard try has(database, table: "tags", label: label) else { return [] }
+        let columns: [String]
+        do { columns = try database.columns(of: "tags") } catch {
+            throw AnkiError(.corruptCollection, path: label, reason: "cannot read the schema: \(error.message)")
+        }
+        guard columns.contains("collapsed") else { return [] }
+        var names: [String] = []
+        // No ORDER BY: the column's `unicase` collation exists only in Anki.
+        try query(database, "SELECT tag FROM tags WHERE collapsed != 0", label: label) { names.append($0.string(at: 0)) }
+        return names.sorted()
     }
 
     /// The `config` table as one JSON object (key → its JSON value), `{}` when there is none.

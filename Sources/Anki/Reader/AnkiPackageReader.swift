@@ -42,6 +42,8 @@ public final class AnkiPackageReader {
     /// The collection's configuration (the `config` table, or `col.conf` in schema 11) as the
     /// text of one JSON object, verbatim (`{"fsrs": true, "rollover": 4, …}`).
     public let configuration: String
+    /// The tags the collection marks collapsed (current collections; legacy ones keep no such state).
+    public let collapsedTags: [String]
     /// The media files the package lists, in entry order.
     public let media: [AnkiMedia]
     /// The limits this reader enforces.
@@ -103,6 +105,7 @@ public final class AnkiPackageReader {
         decks = collection.decks
         presets = collection.presets
         configuration = collection.configuration
+        collapsedTags = collection.collapsedTags
     }
 
     deinit { close() }

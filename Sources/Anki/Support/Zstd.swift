@@ -95,6 +95,62 @@ package enum Zstd {
         return written
     }
 
+    /// Streams the file at `source` into a new file at `destination` as one zstd frame at
+    /// `level`, in bounded memory; `observe` sees every uncompressed chunk (to hash it).
+    ///
+    /// `destination` must not exist; on failure it is removed. Returns the uncompressed size.
+    /// - Throws: ``AnkiError`` of kind ``AnkiError/Kind/io``.
+    @discardableResult
+    package static func compress(file source: URL, to destination: URL, level: Int32 = 3,
+                                 observe: (UnsafeRawBufferPointer) -> Void = { _ in }) throws -> Int64 {
+        let input = try FileStream(reading: source, path: source.path)
+        defer { input.close() }
+        let output = try FileStream(creating: destination, path: destination.path)
+        guard let stream = ZSTD_createCCtx() else {
+            output.close()
+            try? FileManager.default.removeItem(at: destination)
+            throw AnkiError(.io, path: source.path, reason: "cannot create a zstd encoder")
+        }
+        defer { ZSTD_freeCCtx(stream) }
+        var total: Int64 = 0
+        do {
+            let status = ZSTD_CCtx_setParameter(stream, ZSTD_c_compressionLevel, level)
+            if ZSTD_isError(status) != 0 { throw AnkiError(.io, path: source.path, reason: "zstd: \(errorName(status))") }
+            var buffer = [UInt8](repeating: 0, count: ZSTD_CStreamInSize())
+            var out = [UInt8](repeating: 0, count: ZSTD_CStreamOutSize())
+            while true {
+                let count = try input.read(into: &buffer)
+                total += Int64(count)
+                let last = count == 0
+                try buffer.withUnsafeBytes { raw in
+                    let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                    if count > 0 { observe(chunk) }
+                    var inBuffer = ZSTD_inBuffer(src: chunk.baseAddress, size: count, pos: 0)
+                    var finished = false
+                    while !finished {
+                        let (remaining, produced) = out.withUnsafeMutableBytes { target in
+                            var outBuffer = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                            let remaining = ZSTD_compressStream2(stream, &outBuffer, &inBuffer, last ? ZSTD_e_end : ZSTD_e_continue)
+                            return (remaining, outBuffer.pos)
+                        }
+                        if ZSTD_isError(remaining) != 0 {
+                            throw AnkiError(.io, path: source.path, reason: "zstd compression failed: \(errorName(remaining))")
+                        }
+                        if produced > 0 { try out.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+                        finished = last ? remaining == 0 : inBuffer.pos == inBuffer.size
+                    }
+                }
+                if last { break }
+            }
+            try output.finish()
+        } catch {
+            output.close()
+            try? FileManager.default.removeItem(at: destination)
+            throw error
+        }
+        return total
+    }
+
     static func errorName(_ code: Int) -> String {
         String(cString: ZSTD_getErrorName(code))
     }

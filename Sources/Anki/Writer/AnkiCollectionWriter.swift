@@ -1,9 +1,13 @@
 import Foundation
 import SQLite
 
-/// Builds a schema 11 Anki collection (what `collection.anki2`/`collection.anki21` hold) in one
-/// SQLite transaction with prepared statements; note types and decks go into `col` as JSON at
-/// ``finish()``; indexes, when wanted, are built once at the end.
+/// Builds an Anki collection in one SQLite transaction with prepared statements: schema 11 (what
+/// `collection.anki2`/`collection.anki21` hold; note types, decks, presets and configuration go
+/// into `col` as JSON at ``finish()``) or schema 18 (what current Anki's `collection.anki21b`
+/// holds; the same objects converted into the `notetypes`, `fields`, `templates`, `decks`,
+/// `deck_config`, `config` and `tags` rows as Anki converts them, ``Schema18Rows``). Indexes,
+/// when wanted (always for schema 18, whose unique name indexes Anki relies on), are built once
+/// at the end.
 ///
 /// The file is scratch space (it is zipped, then deleted), so journaling and syncing are off.
 package final class AnkiCollectionWriter {
@@ -11,15 +15,22 @@ package final class AnkiCollectionWriter {
     private let url: URL
     private let creationTime: Int64
     private let buildsIndexes: Bool
+    /// 11 or 18.
+    private let schemaVersion: Int
     private let modifiedMillis: Int64
+    /// Whether a modification time of 0 is written as the time of writing (``init``'s `stampsZeroTimes`).
+    private let stampsZeroTimes: Bool
     private var noteTypes: [Int64: AnkiNoteType] = [:]
     private var cardRules: [Int64: CardRules] = [:]
     private var noteTypeOrder: [Int64] = []
     private var decks: [Int64: AnkiDeck] = [:]
     private var presets: [Int64: AnkiPreset] = [:]
     private var configurationJSON: String?
+    private var configurationReplacesDefaults = false
     /// The tags notes use, for `col.tags`.
     private var tags: Set<String> = []
+    /// The tags marked collapsed (schema 18's `tags.collapsed`).
+    private var collapsedTags: Set<String> = []
     /// The last note and card added: a note's cards and a card's reviews usually follow it,
     /// so checking that their note or card exists rarely needs a query. (Ids are checked for
     /// duplicates by the tables' primary keys, not by sets in memory: hashing 200,000 ids was
@@ -41,10 +52,16 @@ package final class AnkiCollectionWriter {
     ///   - creationTime: `col.crt`, seconds since 1970; review cards' `due` counts days from it.
     ///   - buildsIndexes: whether to build schema 11's indexes at the end. Anki builds its own
     ///     when it opens (upgrades) an imported collection, so they only cost time here.
-    package init(url: URL, creationTime: Int64, buildsIndexes: Bool = false, now: Date = Date()) throws {
+    ///   - schemaVersion: 11 (legacy) or 18 (current).
+    ///   - stampsZeroTimes: whether a modification time of 0 means the time of writing (values
+    ///     built for a new package) or is written as 0 (values exported as stored).
+    package init(url: URL, creationTime: Int64, buildsIndexes: Bool = false, schemaVersion: Int = 11,
+                 stampsZeroTimes: Bool = true, now: Date = Date()) throws {
+        self.stampsZeroTimes = stampsZeroTimes
         self.url = url
         self.creationTime = creationTime
-        self.buildsIndexes = buildsIndexes
+        self.schemaVersion = schemaVersion == 18 ? 18 : 11
+        self.buildsIndexes = buildsIndexes || schemaVersion == 18
         modifiedMillis = Int64(now.timeIntervalSince1970 * 1000)
         nextGeneratedID = modifiedMillis
         var system = SystemRandomNumberGenerator()
@@ -60,7 +77,13 @@ package final class AnkiCollectionWriter {
                 PRAGMA locking_mode = EXCLUSIVE;
                 PRAGMA cache_size = -8192;
                 """)
-            try database.execute(Self.schema)
+            if self.schemaVersion == 18 {
+                // Anki declares its names `COLLATE unicase`: no table or index of them exists without it.
+                try database.registerCaseFoldingCollation(named: "unicase")
+                try database.execute(Self.schema + Self.schema18)
+            } else {
+                try database.execute(Self.schema + Self.graves11)
+            }
             try database.execute("BEGIN IMMEDIATE")
             let insertNote = try database.prepare(
                 "INSERT INTO notes (id, guid, mid, mod, usn, tags, flds, sfld, csum, flags, data) VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')")
@@ -69,7 +92,7 @@ package final class AnkiCollectionWriter {
                 VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let insertReview = try database.prepare(
-                "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)")
+                "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
             statements = (insertNote, insertCard, insertReview)
         } catch {
             throw AnkiError(.io, path: url.path, reason: "cannot create the collection: \(error.message)")
@@ -110,9 +133,20 @@ package final class AnkiCollectionWriter {
 
     /// Sets the collection configuration (`col.conf`), a JSON object laid over the writer's
     /// (whose `nextPos` wins when higher).
-    package func setConfiguration(legacyJSON: String) throws {
+    package func setConfiguration(legacyJSON: String, replacingDefaults: Bool = false) throws {
         try checkOpen()
         configurationJSON = legacyJSON
+        configurationReplacesDefaults = replacingDefaults
+    }
+
+    /// Marks tags collapsed (schema 18 keeps it in `tags.collapsed`; schema 11 has no such state),
+    /// registering those no note carries.
+    package func collapseTags(_ names: [String]) throws {
+        try checkOpen()
+        for name in names where !name.isEmpty {
+            tags.insert(name)
+            collapsedTags.insert(name)
+        }
     }
 
     /// Adds or replaces a note type.
@@ -154,7 +188,7 @@ package final class AnkiCollectionWriter {
         var note = note
         if note.id == 0 { note.id = generateID() } else { seen(note.id) }
         if note.guid.isEmpty { note.guid = AnkiText.newGUID(using: &random) }
-        if note.modified == 0 { note.modified = modifiedMillis / 1000 }
+        if note.modified == 0 && stampsZeroTimes { note.modified = modifiedMillis / 1000 }
         let sortField = AnkiText.stripHTMLPreservingMediaFilenames(note.fields[noteType.sortFieldIndex])
         for tag in note.tags { tags.insert(tag) }
         guard let statement = statements?.note else { throw closedError() }
@@ -190,7 +224,7 @@ package final class AnkiCollectionWriter {
         guard decks[card.deckID] != nil else { throw invalid("card \(card.id) is in deck \(card.deckID), which was not added") }
         var card = card
         if card.id == 0 { card.id = generateID() } else { seen(card.id) }
-        if card.modified == 0 { card.modified = modifiedMillis / 1000 }
+        if card.modified == 0 && stampsZeroTimes { card.modified = modifiedMillis / 1000 }
         if !keepsDue && card.queue == .new && card.type == .new && card.due == 0 {
             card.due = nextNewPosition
         }
@@ -231,12 +265,13 @@ package final class AnkiCollectionWriter {
         guard let s = statements?.review else { throw closedError() }
         s.bind(int64: review.id, at: 1)
         s.bind(int64: review.cardID, at: 2)
-        s.bind(int64: Int64(review.ease), at: 3)
-        s.bind(int64: review.interval, at: 4)
-        s.bind(int64: review.lastInterval, at: 5)
-        s.bind(int64: review.factor, at: 6)
-        s.bind(int64: review.timeTaken, at: 7)
-        s.bind(int64: Int64(review.kind.rawValue), at: 8)
+        s.bind(int64: Int64(review.usn), at: 3)
+        s.bind(int64: Int64(review.ease), at: 4)
+        s.bind(int64: review.interval, at: 5)
+        s.bind(int64: review.lastInterval, at: 6)
+        s.bind(int64: review.factor, at: 7)
+        s.bind(int64: review.timeTaken, at: 8)
+        s.bind(int64: Int64(review.kind.rawValue), at: 9)
         try run(s, "revlog")
     }
 
@@ -246,18 +281,25 @@ package final class AnkiCollectionWriter {
         try checkOpen()
         finished = true
         addMissingParentDecks()
-        let json = LegacyCollectionJSON(creationTime: creationTime, modifiedMillis: modifiedMillis,
+        makeNoteTypeNamesUnique()
+        var json = LegacyCollectionJSON(creationTime: creationTime, modifiedMillis: modifiedMillis,
                                         nextNewPosition: nextNewPosition)
+        json.stampsZeroTimes = stampsZeroTimes
         do {
-            try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)", [
-                .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
-                .text(json.configuration(currentNoteType: noteTypeOrder.first ?? 0, over: configurationJSON)),
-                .text(json.noteTypes(noteTypeOrder.compactMap { noteTypes[$0] })),
-                .text(json.decks(decks.values.sorted { $0.id < $1.id })),
-                .text(json.deckConfigurations(presets.values.sorted { $0.id < $1.id })),
-                .text(json.tags(tags)),
-            ])
-            if buildsIndexes { try database.execute(Self.indexes) }
+            if schemaVersion == 18 {
+                try writeSchema18Tables(json)
+            } else {
+                try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, ?)", [
+                    .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
+                    .text(json.configuration(currentNoteType: noteTypeOrder.first ?? 0, over: configurationJSON,
+                                             replacingDefaults: configurationReplacesDefaults)),
+                    .text(json.noteTypes(noteTypeOrder.compactMap { noteTypes[$0] })),
+                    .text(json.decks(decks.values.sorted { $0.id < $1.id })),
+                    .text(json.deckConfigurations(presets.values.sorted { $0.id < $1.id })),
+                    .text(json.tags(tags)),
+                ])
+            }
+            if buildsIndexes { try database.execute(schemaVersion == 18 ? Self.indexes + Self.indexes18 : Self.indexes) }
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode = DELETE")
         } catch {
@@ -271,6 +313,72 @@ package final class AnkiCollectionWriter {
     package func cancel() {
         finished = true
         closeDatabase()
+    }
+
+    /// Schema 18's `col` row and tables: the schema-11 objects converted row by row.
+    private func writeSchema18Tables(_ json: LegacyCollectionJSON) throws(DatabaseError) {
+        let seconds = modifiedMillis / 1000
+        try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 18, 0, 0, 0, '', '', '', '', '')", [
+            .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
+        ])
+        let insertType = try database.prepare("INSERT INTO notetypes (id, name, mtime_secs, usn, config) VALUES (?, ?, ?, ?, ?)")
+        let insertField = try database.prepare("INSERT INTO fields (ntid, ord, name, config) VALUES (?, ?, ?, ?)")
+        let insertTemplate = try database.prepare(
+            "INSERT INTO templates (ntid, ord, name, mtime_secs, usn, config) VALUES (?, ?, ?, ?, ?, ?)")
+        for type in noteTypeOrder.compactMap({ noteTypes[$0] }) {
+            let times = type.templates.map { template in
+                (mtime: template.modified != 0 || !stampsZeroTimes ? template.modified : seconds,
+                 usn: Schema18Rows.optionalInt((LegacyCollectionJSON.parse(template.options) as? [String: Any])?["usn"]) ?? -1)
+            }
+            let row = Schema18Rows.noteType(json.noteTypeObject(type), templateTimes: times)
+            try insertType.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn), .blob(Data(row.config))])
+            try insertType.step()
+            insertType.reset()
+            for field in row.fields {
+                try insertField.bind([.integer(row.id), .integer(Int64(field.ordinal)), .text(field.name), .blob(Data(field.config))])
+                try insertField.step()
+                insertField.reset()
+            }
+            for template in row.templates {
+                try insertTemplate.bind([.integer(row.id), .integer(Int64(template.ordinal)), .text(template.name),
+                                         .integer(template.mtime), .integer(template.usn), .blob(Data(template.config))])
+                try insertTemplate.step()
+                insertTemplate.reset()
+            }
+        }
+        let insertDeck = try database.prepare("INSERT INTO decks (id, name, mtime_secs, usn, common, kind) VALUES (?, ?, ?, ?, ?, ?)")
+        for deck in decks.values.sorted(by: { $0.id < $1.id }) {
+            let row = Schema18Rows.deck(json.deckObject(deck))
+            try insertDeck.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn),
+                                 .blob(Data(row.common)), .blob(Data(row.kind))])
+            try insertDeck.step()
+            insertDeck.reset()
+        }
+        let insertPreset = try database.prepare("INSERT INTO deck_config (id, name, mtime_secs, usn, config) VALUES (?, ?, ?, ?, ?)")
+        for (_, object) in json.deckConfigurationObjects(presets.values.sorted { $0.id < $1.id }).sorted(by: { $0.key < $1.key }) {
+            let row = Schema18Rows.preset(object)
+            try insertPreset.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn), .blob(Data(row.config))])
+            try insertPreset.step()
+            insertPreset.reset()
+        }
+        let insertConfig = try database.prepare("INSERT INTO config (KEY, usn, mtime_secs, val) VALUES (?, 0, ?, ?)")
+        let configuration = json.configurationObject(currentNoteType: noteTypeOrder.first ?? 0, over: configurationJSON,
+                                                     replacingDefaults: configurationReplacesDefaults)
+        for (key, value) in configuration.sorted(by: { $0.key < $1.key }) {
+            guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
+                continue
+            }
+            try insertConfig.bind([.text(key), .integer(seconds), .blob(data)])
+            try insertConfig.step()
+            insertConfig.reset()
+        }
+        // Tags not yet synced, as Anki registers them (usn -1).
+        let insertTag = try database.prepare("INSERT OR IGNORE INTO tags (tag, usn, collapsed, config) VALUES (?, -1, ?, NULL)")
+        for tag in tags.sorted() {
+            try insertTag.bind([.text(tag), .integer(collapsedTags.contains(tag) ? 1 : 0)])
+            try insertTag.step()
+            insertTag.reset()
+        }
     }
 
     // MARK: - Helpers
@@ -321,6 +429,23 @@ package final class AnkiCollectionWriter {
         }
     }
 
+    /// Schema 18 holds one note type per name (ignoring case, `idx_notetypes_name`); a name taken
+    /// by a type added before gets `_` appended until it is free, as Anki does when it upgrades a
+    /// schema 11 collection (doing it here makes both layouts name them alike).
+    private func makeNoteTypeNamesUnique() {
+        var taken: [String] = []
+        for id in noteTypeOrder {
+            guard var type = noteTypes[id] else { continue }
+            var renamed = false
+            while taken.contains(where: { Database.caseFoldingOrder($0, type.name) == 0 }) {
+                type.name += "_"
+                renamed = true
+            }
+            taken.append(type.name)
+            if renamed { noteTypes[id] = type }
+        }
+    }
+
     /// Anki requires every parent of `A::B::C` to exist; adds the missing ones with fresh ids.
     private func addMissingParentDecks() {
         var names = Set(decks.values.map { $0.name.lowercased() })
@@ -357,7 +482,33 @@ package final class AnkiCollectionWriter {
             id integer PRIMARY KEY, cid integer NOT NULL, usn integer NOT NULL, ease integer NOT NULL,
             ivl integer NOT NULL, lastIvl integer NOT NULL, factor integer NOT NULL, time integer NOT NULL,
             type integer NOT NULL);
+        """
+
+    /// Schema 11's `graves`.
+    static let graves11 = """
         CREATE TABLE graves (usn integer NOT NULL, oid integer NOT NULL, type integer NOT NULL);
+        """
+
+    /// Schema 18's tables beside notes, cards and revlog (as current Anki creates them).
+    static let schema18 = """
+        CREATE TABLE graves (oid integer NOT NULL, type integer NOT NULL, usn integer NOT NULL, PRIMARY KEY (oid, type)) WITHOUT ROWID;
+        CREATE TABLE deck_config (
+            id integer PRIMARY KEY NOT NULL, name text NOT NULL COLLATE unicase, mtime_secs integer NOT NULL,
+            usn integer NOT NULL, config blob NOT NULL);
+        CREATE TABLE config (KEY text NOT NULL PRIMARY KEY, usn integer NOT NULL, mtime_secs integer NOT NULL, val blob NOT NULL) WITHOUT ROWID;
+        CREATE TABLE tags (tag text NOT NULL PRIMARY KEY COLLATE unicase, usn integer NOT NULL, collapsed boolean NOT NULL, config blob NULL) WITHOUT ROWID;
+        CREATE TABLE fields (
+            ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL COLLATE unicase, config blob NOT NULL,
+            PRIMARY KEY (ntid, ord)) WITHOUT ROWID;
+        CREATE TABLE templates (
+            ntid integer NOT NULL, ord integer NOT NULL, name text NOT NULL COLLATE unicase, mtime_secs integer NOT NULL,
+            usn integer NOT NULL, config blob NOT NULL, PRIMARY KEY (ntid, ord)) WITHOUT ROWID;
+        CREATE TABLE notetypes (
+            id integer NOT NULL PRIMARY KEY, name text NOT NULL COLLATE unicase, mtime_secs integer NOT NULL,
+            usn integer NOT NULL, config blob NOT NULL);
+        CREATE TABLE decks (
+            id integer PRIMARY KEY NOT NULL, name text NOT NULL COLLATE unicase, mtime_secs integer NOT NULL,
+            usn integer NOT NULL, common blob NOT NULL, kind blob NOT NULL);
         """
 
     /// Schema 11's indexes, built after the bulk insert.
@@ -369,6 +520,19 @@ package final class AnkiCollectionWriter {
         CREATE INDEX ix_cards_sched ON cards (did, queue, due);
         CREATE INDEX ix_revlog_cid ON revlog (cid);
         CREATE INDEX ix_notes_csum ON notes (csum);
+        """
+
+    /// Schema 18's further indexes.
+    static let indexes18 = """
+        CREATE UNIQUE INDEX idx_fields_name_ntid ON fields (name, ntid);
+        CREATE UNIQUE INDEX idx_templates_name_ntid ON templates (name, ntid);
+        CREATE INDEX idx_templates_usn ON templates (usn);
+        CREATE UNIQUE INDEX idx_notetypes_name ON notetypes (name);
+        CREATE INDEX idx_notetypes_usn ON notetypes (usn);
+        CREATE UNIQUE INDEX idx_decks_name ON decks (name);
+        CREATE INDEX idx_notes_mid ON notes (mid);
+        CREATE INDEX idx_cards_odid ON cards (odid) WHERE odid != 0;
+        CREATE INDEX idx_graves_pending ON graves (usn);
         """
 }
 

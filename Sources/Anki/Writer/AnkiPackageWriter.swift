@@ -1,9 +1,15 @@
 import Archive
+import Digest
 import FileSafety
 import Foundation
 
-/// Writes a legacy Anki package (`.apkg`) that current Anki imports: a schema 11 collection,
-/// a JSON media map and media entries `0`, `1`, ….
+/// Writes an Anki package (`.apkg`, or a whole collection `.colpkg`) that current Anki imports:
+/// in a legacy layout a schema 11 collection, a JSON media map and media entries `0`, `1`, …;
+/// in the current layout (``Options/Format/anki21b``, ``Options/Format/currentCollectionPackage``)
+/// what Anki 2.1.50 and later write: a `meta` entry (version 3), the schema 18 collection
+/// zstd-compressed as `collection.anki21b`, each media file zstd-compressed, the media list as
+/// zstd-compressed protobuf (name, size, SHA-1), and a legacy `collection.anki2` whose one note
+/// asks older Anki versions to update.
 ///
 /// Streaming: add note types and decks first, then notes, cards, reviews and media in any
 /// order; nothing is held in memory but ids (to check references) and media names. Rows go
@@ -26,15 +32,26 @@ import Foundation
 public final class AnkiPackageWriter {
     /// How the package is laid out and compressed.
     public struct Options: Sendable {
-        /// Which legacy layout to write.
-        public enum Format: Sendable, Hashable {
+        /// Which layout to write.
+        public enum Format: Sendable, Hashable, CaseIterable {
             /// `collection.anki2` without `meta`, as genanki writes: readable by every Anki since 2.0.
             case anki2
             /// `meta` (version 2) and `collection.anki21`, as Anki's "support older versions" export.
             case anki21
+            /// `meta` (version 3) and the zstd `collection.anki21b` (schema 18), as current Anki's
+            /// own export: readable by Anki 2.1.50 and later.
+            case anki21b
             /// A whole collection (`.colpkg`) in the same layout as ``anki21``: importing it
             /// replaces the collection, configuration included.
             case collectionPackage
+            /// A whole collection (`.colpkg`) in the same layout as ``anki21b``, as current Anki
+            /// writes one.
+            case currentCollectionPackage
+
+            /// Whether this is the current layout (schema 18, zstd).
+            public var isCurrent: Bool { self == .anki21b || self == .currentCollectionPackage }
+            /// Whether this is a whole collection (`.colpkg`).
+            public var isCollectionPackage: Bool { self == .collectionPackage || self == .currentCollectionPackage }
         }
 
         /// The layout; `.anki21` by default.
@@ -53,6 +70,10 @@ public final class AnkiPackageWriter {
         public var buildsIndexes: Bool
         /// Where the scratch collection goes; the system's temporary directory by default.
         public var temporaryDirectory: URL?
+        /// Whether a modification time of 0 (of a note, card, note type, deck or preset) is
+        /// written as the time of writing (the default: values built for a new package) or as 0
+        /// (values exported as they were stored, as ``AnkiExporter`` does).
+        public var stampsZeroTimes = true
 
         /// Creates options.
         public init(format: Format = .anki21, compressionLevel: Int = 1, creationTime: Int64? = nil,
@@ -65,7 +86,9 @@ public final class AnkiPackageWriter {
             self.temporaryDirectory = temporaryDirectory
         }
 
-        var collectionEntryName: String { format == .anki2 ? "collection.anki2" : "collection.anki21" }
+        var collectionEntryName: String {
+            format == .anki2 ? "collection.anki2" : format.isCurrent ? "collection.anki21b" : "collection.anki21"
+        }
     }
 
     /// The package being written.
@@ -80,6 +103,8 @@ public final class AnkiPackageWriter {
     private let collectionFile: URL
     private var mediaNames: [String] = []
     private var mediaNameSet: Set<String> = []
+    /// The current layout's media list (name, size, SHA-1), one entry per media entry.
+    private var mediaEntries: [MediaEntries.Entry] = []
     private var isDone = false
 
     /// Starts a package at `url`; nothing appears there until ``finish()``.
@@ -102,7 +127,9 @@ public final class AnkiPackageWriter {
         collectionFile = staging.url.appendingPathComponent(options.collectionEntryName)
         do {
             collection = try AnkiCollectionWriter(url: collectionFile, creationTime: options.creationTime,
-                                                  buildsIndexes: options.buildsIndexes)
+                                                  buildsIndexes: options.buildsIndexes,
+                                                  schemaVersion: options.format.isCurrent ? 18 : 11,
+                                                  stampsZeroTimes: options.stampsZeroTimes)
             archive = try Self.archiveCall(url.path) {
                 try ArchiveWriter(url: url, format: .zip, compressionLevel: max(options.compressionLevel, 1))
             }
@@ -132,10 +159,18 @@ public final class AnkiPackageWriter {
     }
 
     /// Sets the collection configuration (`col.conf`, a JSON object laid over the writer's
-    /// defaults; `nextPos` is raised past every new card written).
+    /// defaults, or with `replacingDefaults` — a whole collection's configuration, such as one
+    /// read from Anki — written as it is; `nextPos` is raised past every new card written).
     /// - Throws: ``AnkiError/Kind/closed`` after ``finish()``.
-    public func setConfiguration(legacyJSON: String) throws {
-        try collection.setConfiguration(legacyJSON: legacyJSON)
+    public func setConfiguration(legacyJSON: String, replacingDefaults: Bool = false) throws {
+        try collection.setConfiguration(legacyJSON: legacyJSON, replacingDefaults: replacingDefaults)
+    }
+
+    /// Marks tags collapsed (a browser's tag tree): kept by the current layout's `tags` table;
+    /// the legacy layout has no such state. Tags no note carries are registered.
+    /// - Throws: ``AnkiError/Kind/closed`` after ``finish()``.
+    public func collapseTags(_ names: [String]) throws {
+        try collection.collapseTags(names)
     }
 
     /// Adds a deck (replacing one with the same id) with its options: a normal deck with its
@@ -208,8 +243,19 @@ public final class AnkiPackageWriter {
     public func addMedia(name: String, contentsOf file: URL) throws -> AnkiMedia {
         let entry = try reserveMedia(name)
         let archive = try openArchive()
-        try Self.archiveCall(file.path) { try archive.addFile(entry, contentsOf: file, compression: .stored) }
-        return AnkiMedia(entryName: entry, name: name)
+        guard options.format.isCurrent else {
+            try Self.archiveCall(file.path) { try archive.addFile(entry, contentsOf: file, compression: .stored) }
+            return AnkiMedia(entryName: entry, name: name)
+        }
+        // Current layout: the file zstd-compressed (streamed through a scratch file), listed with its size and SHA-1.
+        let compressed = workDirectory.appendingPathComponent("media-\(entry).zst")
+        defer { try? FileManager.default.removeItem(at: compressed) }
+        var digest = SHA1()
+        let size = try Zstd.compress(file: file, to: compressed) { digest.update($0) }
+        let sha1 = digest.finalize()
+        try Self.archiveCall(file.path) { try archive.addFile(entry, contentsOf: compressed, compression: .stored) }
+        mediaEntries.append(MediaEntries.Entry(name: name, size: UInt32(clamping: size), sha1: sha1, legacyZipFilename: nil))
+        return AnkiMedia(entryName: entry, name: name, size: size, sha1: sha1)
     }
 
     /// Adds media file `name` with the bytes `data`.
@@ -218,8 +264,15 @@ public final class AnkiPackageWriter {
     public func addMedia(name: String, data: Data) throws -> AnkiMedia {
         let entry = try reserveMedia(name)
         let archive = try openArchive()
-        try Self.archiveCall(url.path) { try archive.addFile(entry, contents: data, compression: .stored) }
-        return AnkiMedia(entryName: entry, name: name, size: Int64(data.count))
+        guard options.format.isCurrent else {
+            try Self.archiveCall(url.path) { try archive.addFile(entry, contents: data, compression: .stored) }
+            return AnkiMedia(entryName: entry, name: name, size: Int64(data.count))
+        }
+        let sha1 = SHA1.hash(data)
+        let compressed = try Zstd.compress(data)
+        try Self.archiveCall(url.path) { try archive.addFile(entry, contents: compressed, compression: .stored) }
+        mediaEntries.append(MediaEntries.Entry(name: name, size: UInt32(clamping: data.count), sha1: sha1, legacyZipFilename: nil))
+        return AnkiMedia(entryName: entry, name: name, size: Int64(data.count), sha1: sha1)
     }
 
     /// Completes the collection and the zip, and publishes the package at ``url`` (never replacing anything there).
@@ -232,6 +285,11 @@ public final class AnkiPackageWriter {
         let archive = try openArchive()
         defer { cancel() }
         try collection.finish()
+        if options.format.isCurrent {
+            try finishCurrentLayout(archive)
+            isDone = true
+            return
+        }
         let level = options.compressionLevel
         try Self.archiveCall(url.path) {
             try archive.addFile(options.collectionEntryName, contentsOf: collectionFile,
@@ -253,6 +311,38 @@ public final class AnkiPackageWriter {
         }
         isDone = true
         staging.remove()
+    }
+
+    /// The current layout's entries: `meta` (version 3), the zstd collection, the legacy
+    /// placeholder collection older Anki versions open, and the zstd protobuf media list.
+    private func finishCurrentLayout(_ archive: ArchiveWriter) throws {
+        let compressed = workDirectory.appendingPathComponent("collection.anki21b.zst")
+        try Zstd.compress(file: collectionFile, to: compressed)
+        let placeholder = try placeholderCollection()
+        let mediaList = try Zstd.compress(Data(MediaEntries(entries: mediaEntries).encoded()))
+        try Self.archiveCall(url.path) {
+            try archive.addFile("meta", contents: Data(PackageMetadata(version: 3).encoded()), compression: .stored)
+            try archive.addFile("collection.anki21b", contentsOf: compressed, compression: .stored)
+            try archive.addFile("collection.anki2", contentsOf: placeholder, compression: .stored)
+            try archive.addFile("media", contents: mediaList, compression: .stored)
+            try archive.finish()
+        }
+    }
+
+    /// A schema 11 collection with one Basic note saying the package needs a newer Anki (what
+    /// Anki versions before 2.1.50, which know no `meta`, open instead of the real collection).
+    private func placeholderCollection() throws -> URL {
+        let file = workDirectory.appendingPathComponent("placeholder.anki2")
+        let placeholder = try AnkiCollectionWriter(url: file, creationTime: options.creationTime)
+        defer { placeholder.cancel() }
+        let basic = AnkiNoteType.basic(id: 1)
+        try placeholder.add(basic)
+        let note = try placeholder.add(AnkiNote(id: 1, noteTypeID: basic.id, fields: [
+            "This package needs a newer version of Anki (2.1.50 or later): please update Anki, then import it again.", "",
+        ]))
+        try placeholder.add(AnkiCard(id: 1, noteID: note.id, deckID: 1, ordinal: 0))
+        try placeholder.finish()
+        return file
     }
 
     // MARK: - Helpers

@@ -7,7 +7,13 @@ struct LegacyCollectionJSON {
     let modifiedMillis: Int64
     let nextNewPosition: Int64
 
+    /// Whether a modification time of 0 means "now" (values built for a new package) rather
+    /// than a stored 0 (values exported as they are).
+    var stampsZeroTimes = true
+
     private var modifiedSeconds: Int64 { modifiedMillis / 1000 }
+
+    private func stamp(_ seconds: Int64) -> Int64 { seconds != 0 || !stampsZeroTimes ? seconds : modifiedSeconds }
 
     // MARK: Note types (`col.models`)
 
@@ -29,56 +35,66 @@ struct LegacyCollectionJSON {
     /// laid over them under its schema 11 key; fields and templates likewise.
     func noteTypes(_ types: [AnkiNoteType]) -> String {
         var map: [String: Any] = [:]
-        for type in types {
-            var object = Self.jsonObject(type.options)
-            object["id"] = type.id
-            object["name"] = type.name
-            object["type"] = type.kind.rawValue
-            object["mod"] = type.modified != 0 ? type.modified : modifiedSeconds
-            object["sortf"] = type.sortFieldIndex
-            object["css"] = type.css
-            object["latexPre"] = type.latexPre
-            object["latexPost"] = type.latexPost
-            object["latexsvg"] = type.latexSVG
-            object["originalStockKind"] = type.stockKind.rawValue
-            for (key, value) in [("usn", -1 as Any), ("did", 1 as Any), ("tags", [String]() as Any), ("vers", [String]() as Any)]
-            where object[key] == nil {
-                object[key] = value
-            }
-            if object["req"] == nil { object["req"] = Self.requirements(type).map { [$0.ordinal, $0.kind, $0.fields] as [Any] } }
-            object["flds"] = type.fields.map { field -> [String: Any] in
-                var entry = Self.jsonObject(field.options)
-                entry["name"] = field.name
-                entry["ord"] = field.ordinal
-                entry["font"] = field.font
-                entry["size"] = field.fontSize
-                entry["rtl"] = field.rightToLeft
-                entry["sticky"] = field.sticky
-                entry["plainText"] = field.plainText
-                entry["collapsed"] = field.collapsed
-                entry["excludeFromSearch"] = field.excludeFromSearch
-                entry["description"] = field.description
-                if let id = field.id { entry["id"] = id }
-                if entry["media"] == nil { entry["media"] = [String]() }
-                return entry
-            }
-            object["tmpls"] = type.templates.map { template -> [String: Any] in
-                var entry = Self.jsonObject(template.options)
-                entry["name"] = template.name
-                entry["ord"] = template.ordinal
-                entry["qfmt"] = template.questionFormat
-                entry["afmt"] = template.answerFormat
-                entry["bqfmt"] = template.browserQuestionFormat
-                entry["bafmt"] = template.browserAnswerFormat
-                entry["bfont"] = template.browserFont
-                entry["bsize"] = template.browserFontSize
-                entry["did"] = template.targetDeckID != 0 ? template.targetDeckID as Any : NSNull()
-                if let id = template.id { entry["id"] = id }
-                return entry
-            }
-            map[String(type.id)] = object
-        }
+        for type in types { map[String(type.id)] = noteTypeObject(type) }
         return Self.serialize(map)
+    }
+
+    /// One note type of `col.models`.
+    func noteTypeObject(_ type: AnkiNoteType) -> [String: Any] {
+        var object = Self.jsonObject(type.options)
+        object["id"] = type.id
+        object["name"] = type.name
+        object["type"] = type.kind.rawValue
+        object["mod"] = stamp(type.modified)
+        object["sortf"] = type.sortFieldIndex
+        object["css"] = type.css
+        object["latexPre"] = type.latexPre
+        object["latexPost"] = type.latexPost
+        object["latexsvg"] = type.latexSVG
+        object["originalStockKind"] = type.stockKind.rawValue
+        // A type made here gets the keys older Anki versions expect; one read from Anki (its kept
+        // options say so) gets exactly the keys it had.
+        let fromAnki = !Self.jsonObject(type.options).isEmpty
+        for (key, value) in [("usn", -1 as Any), ("did", 1 as Any), ("tags", [String]() as Any), ("vers", [String]() as Any)]
+        where object[key] == nil && (!fromAnki || key == "usn") {
+            object[key] = value
+        }
+        // Anki's schema-11 reader requires `did`; Anki writes null for "none".
+        if object["did"] == nil { object["did"] = NSNull() }
+        if object["req"] == nil { object["req"] = Self.requirements(type).map { [$0.ordinal, $0.kind, $0.fields] as [Any] } }
+        object["flds"] = type.fields.map { field -> [String: Any] in
+            var entry = Self.jsonObject(field.options)
+            entry["name"] = field.name
+            entry["ord"] = field.ordinal
+            entry["font"] = field.font
+            entry["size"] = field.fontSize
+            entry["rtl"] = field.rightToLeft
+            entry["sticky"] = field.sticky
+            entry["plainText"] = field.plainText
+            entry["collapsed"] = field.collapsed
+            entry["excludeFromSearch"] = field.excludeFromSearch
+            entry["description"] = field.description
+            if let id = field.id { entry["id"] = id }
+            if entry["media"] == nil && !fromAnki { entry["media"] = [String]() }
+            return entry
+        }
+        object["tmpls"] = type.templates.map { template -> [String: Any] in
+            var entry = Self.jsonObject(template.options)
+            // Schema 18 keeps a template's update number in its row (schema 11 has none).
+            entry["usn"] = nil
+            entry["name"] = template.name
+            entry["ord"] = template.ordinal
+            entry["qfmt"] = template.questionFormat
+            entry["afmt"] = template.answerFormat
+            entry["bqfmt"] = template.browserQuestionFormat
+            entry["bafmt"] = template.browserAnswerFormat
+            entry["bfont"] = template.browserFont
+            entry["bsize"] = template.browserFontSize
+            entry["did"] = template.targetDeckID != 0 ? template.targetDeckID as Any : NSNull()
+            if let id = template.id { entry["id"] = id }
+            return entry
+        }
+        return object
     }
 
     /// Which fields a card needs (Anki 2.1 recomputes these; older clients read them): for a
@@ -116,32 +132,35 @@ struct LegacyCollectionJSON {
     /// over them; a filtered deck has `dyn` 1, `terms` and `resched`, a normal one `conf`.
     func decks(_ decks: [AnkiDeck]) -> String {
         var map: [String: Any] = [:]
-        for deck in decks {
-            var object = Self.jsonObject(deck.options)
-            object["id"] = deck.id
-            object["name"] = deck.name
-            object["mod"] = deck.modified != 0 ? deck.modified : modifiedSeconds
-            object["desc"] = deck.description
-            object["md"] = deck.markdownDescription
-            object["collapsed"] = deck.collapsed
-            var defaults: [(String, Any)] = [("usn", -1), ("lrnToday", [0, 0]), ("revToday", [0, 0]), ("newToday", [0, 0]),
-                                             ("timeToday", [0, 0]), ("browserCollapsed", false)]
-            if deck.isFiltered {
-                object["dyn"] = 1
-                object["resched"] = deck.reschedules
-                object["terms"] = deck.filterTerms.map { [$0.search, $0.limit, $0.order] as [Any] }
-                for key in ["conf", "extendNew", "extendRev"] { object[key] = nil }
-                defaults += [("separate", true), ("delays", NSNull()), ("previewDelay", 0)]
-            } else {
-                object["dyn"] = 0
-                object["conf"] = deck.presetID
-                for key in ["terms", "resched"] { object[key] = nil }
-                defaults += [("extendNew", 0), ("extendRev", 0)]
-            }
-            for (key, value) in defaults where object[key] == nil { object[key] = value }
-            map[String(deck.id)] = object
-        }
+        for deck in decks { map[String(deck.id)] = deckObject(deck) }
         return Self.serialize(map)
+    }
+
+    /// One deck of `col.decks`.
+    func deckObject(_ deck: AnkiDeck) -> [String: Any] {
+        var object = Self.jsonObject(deck.options)
+        object["id"] = deck.id
+        object["name"] = deck.name
+        object["mod"] = stamp(deck.modified)
+        object["desc"] = deck.description
+        object["md"] = deck.markdownDescription
+        object["collapsed"] = deck.collapsed
+        var defaults: [(String, Any)] = [("usn", -1), ("lrnToday", [0, 0]), ("revToday", [0, 0]), ("newToday", [0, 0]),
+                                         ("timeToday", [0, 0]), ("browserCollapsed", false)]
+        if deck.isFiltered {
+            object["dyn"] = 1
+            object["resched"] = deck.reschedules
+            object["terms"] = deck.filterTerms.map { [$0.search, $0.limit, $0.order] as [Any] }
+            for key in ["conf", "extendNew", "extendRev"] { object[key] = nil }
+            defaults += [("separate", true), ("delays", NSNull()), ("previewDelay", 0)]
+        } else {
+            object["dyn"] = 0
+            object["conf"] = deck.presetID
+            for key in ["terms", "resched"] { object[key] = nil }
+            defaults += [("extendNew", 0), ("extendRev", 0)]
+        }
+        for (key, value) in defaults where object[key] == nil { object[key] = value }
+        return object
     }
 
     // MARK: Deck options (`col.dconf`) and configuration (`col.conf`)
@@ -163,8 +182,13 @@ struct LegacyCollectionJSON {
     /// `col.dconf`: Anki's default (id 1) unless replaced, then each preset: Anki's defaults,
     /// its ``AnkiPreset/options`` laid over them (nested objects key by key), its named values over those.
     func deckConfigurations(_ presets: [AnkiPreset]) -> String {
+        Self.serialize(deckConfigurationObjects(presets))
+    }
+
+    /// `col.dconf` as objects by id.
+    func deckConfigurationObjects(_ presets: [AnkiPreset]) -> [String: [String: Any]] {
         let defaults = Self.object(defaultDeckConfig())
-        var map: [String: Any] = ["1": defaults]
+        var map: [String: [String: Any]] = ["1": defaults as? [String: Any] ?? [:]]
         for preset in presets {
             guard var object = Self.merged(Self.parse(preset.options), over: defaults) as? [String: Any] else { continue }
             func section(_ key: String, _ body: (inout [String: Any]) -> Void) {
@@ -174,7 +198,7 @@ struct LegacyCollectionJSON {
             }
             object["id"] = preset.id
             object["name"] = preset.name
-            object["mod"] = preset.modified != 0 ? preset.modified : modifiedSeconds
+            object["mod"] = stamp(preset.modified)
             if object["usn"] == nil { object["usn"] = -1 }
             object["dyn"] = false
             section("new") { new in
@@ -210,7 +234,7 @@ struct LegacyCollectionJSON {
             }
             map[String(preset.id)] = object
         }
-        return Self.serialize(map)
+        return map
     }
 
     private func defaultDeckConfig() -> DeckConfig {
@@ -233,16 +257,27 @@ struct LegacyCollectionJSON {
         let nextPos: Int64, sortType: String, sortBackwards: Bool, addToCur: Bool, dayLearnFirst: Bool
     }
 
-    func configuration(currentNoteType: Int64, over given: String? = nil) -> String {
+    func configuration(currentNoteType: Int64, over given: String? = nil, replacingDefaults: Bool = false) -> String {
+        Self.serialize(configurationObject(currentNoteType: currentNoteType, over: given, replacingDefaults: replacingDefaults))
+    }
+
+    /// `col.conf` as an object (schema 18's `config` rows, key by key): `given` laid over the
+    /// defaults, or with `replacingDefaults` (a whole collection's configuration) `given` alone.
+    func configurationObject(currentNoteType: Int64, over given: String? = nil, replacingDefaults: Bool = false) -> [String: Any] {
+        if replacingDefaults, var whole = Self.parse(given) as? [String: Any] {
+            if let next = whole["nextPos"] as? NSNumber, next.int64Value >= nextNewPosition { return whole }
+            whole["nextPos"] = nextNewPosition
+            return whole
+        }
         let base = Self.object(Configuration(
             schedVer: 2, sched2021: true, activeDecks: [1], curDeck: 1, newSpread: 0, collapseTime: 1200,
             timeLim: 0, estTimes: true, dueCounts: true, curModel: currentNoteType, nextPos: nextNewPosition,
             sortType: "noteFld", sortBackwards: false, addToCur: true, dayLearnFirst: false))
-        guard var merged = Self.merged(Self.parse(given), over: base) as? [String: Any] else { return Self.serialize(base) }
+        guard var merged = Self.merged(Self.parse(given), over: base) as? [String: Any] else { return base as? [String: Any] ?? [:] }
         // The next new-card position must lie past every new card written.
         if let given = merged["nextPos"] as? NSNumber, given.int64Value < nextNewPosition { merged["nextPos"] = nextNewPosition }
         if merged["nextPos"] == nil { merged["nextPos"] = nextNewPosition }
-        return Self.serialize(merged)
+        return merged
     }
 
     /// The JSON object of `text`, or an empty one.

@@ -4,8 +4,15 @@ import FileSafety
 import Foundation
 import Interchange
 
-/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|colpkg|html] [--media-folder <dir>]`
+/// `deck export <deck> -o <file|-> [--format csv|tsv|json|apkg|colpkg|html] [--anki-format legacy|current] [--media-folder <dir>]`
 struct ExportCommand: ParsableCommand {
+    /// `--anki-format`: the layout of an Anki package.
+    enum AnkiFormat: String, CaseIterable, ExpressibleByArgument {
+        case legacy, current
+
+        var layout: AnkiLayout { self == .current ? .current : .legacy }
+    }
+
     enum Format: String, CaseIterable, ExpressibleByArgument {
         case csv, tsv, json, apkg, colpkg, html
 
@@ -44,8 +51,7 @@ struct ExportCommand: ParsableCommand {
             <sha256>.<ext>). Described by Schemas/sampledeck.schema.json (format version 2). Exporting, importing into a \
             new deck and exporting again gives the same bytes.
 
-            apkg: an Anki package (collection.anki21 with a meta entry, the layout of Anki's "support older \
-            versions" export, which every Anki since 2.1 imports) holding everything the deck has: every note type with \
+            apkg: an Anki package holding everything the deck has: every note type with \
             its fields, templates, CSS and options; every note with its GUID and Anki id; every card with its deck and \
             full scheduling (type, queue, due, interval, ease, reps, lapses, learning steps, filtered deck and original \
             deck, flag, FSRS memory state, desired retention, custom data); decks with descriptions and presets, filtered \
@@ -56,6 +62,13 @@ struct ExportCommand: ParsableCommand {
             colpkg: the same as a whole Anki collection (importing it in Anki replaces the collection), with the deck's \
             collection settings.
 
+            --anki-format picks the layout of an apkg or colpkg. legacy (the default): collection.anki21 (schema 11) \
+            with a meta entry and a JSON media list, Anki's "support older versions" export, which every Anki since 2.1 \
+            imports. current: what current Anki exports, a zstd-compressed collection.anki21b (schema 18, options as \
+            protobuf), zstd-compressed media with a protobuf media list (name, size, SHA-1) and a placeholder \
+            collection.anki2 asking older versions to update; Anki 2.1.50 and later import it. Both carry the same \
+            contents.
+
             html: one page a browser opens, every card as Anki shows it: question and answer rendered through the note \
             type's templates and CSS (fields, filters, cloze, special fields), media inline as data: URLs, or with \
             --media-folder in that folder under the names cards use (the page refers to it relative to itself). The \
@@ -63,6 +76,8 @@ struct ExportCommand: ParsableCommand {
             """,
         examples: [
             .init("Export a deck for Anki.", command: "deck export French.sampledeck -o French.apkg"),
+            .init("Export a deck in the layout current Anki writes.",
+                  command: "deck export French.sampledeck -o French.apkg --anki-format current"),
             .init("Print a deck as JSON.", command: "deck export French.sampledeck -o - --format json"),
             .init("A page of the cards with their media in a folder beside it.",
                   command: "deck export French.sampledeck -o French.html --media-folder French-media"),
@@ -72,6 +87,10 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .customShort("o"), help: ArgumentHelp("The file to write: '-' or /dev/stdout for standard output; a device or named pipe (/dev/null) is written in place.", valueName: "file"))
     var outputFile: String
     @Option(help: "The output format (default: from the output's extension).") var format: Format?
+    @Option(name: .customLong("anki-format"), help: ArgumentHelp(
+        "apkg, colpkg: the package layout, legacy (collection.anki21, every Anki since 2.1; the default) or current (collection.anki21b, Anki 2.1.50 and later).",
+        valueName: "layout"))
+    var ankiFormat: AnkiFormat?
     @Option(name: .customLong("media-folder"), help: ArgumentHelp(
         "JSON, HTML: write media files into this folder instead of inside the file.", valueName: "dir"))
     var mediaFolder: String?
@@ -87,6 +106,9 @@ struct ExportCommand: ParsableCommand {
             throw ValidationError("--media-folder applies to json and html exports only")
         }
         if mediaFolder != nil, embedMedia { throw ValidationError("--media-folder and --embed-media exclude each other") }
+        if ankiFormat != nil, format != .apkg, format != .colpkg {
+            throw ValidationError("--anki-format applies to apkg and colpkg exports only")
+        }
         if OutputTarget.resolve(outputFile) != .file(outputFile), format.isBinary, OutputTarget.resolve(outputFile).isTerminal {
             throw ValidationError("refusing to write a binary \(format.rawValue) package to a terminal; redirect standard output or give -o <file>")
         }
@@ -108,6 +130,7 @@ struct ExportCommand: ParsableCommand {
         let format = try resolvedFormat()
         let target = OutputTarget.resolve(outputFile)
         let (deck, embedMedia, outputFile) = (deck, embedMedia, outputFile)
+        let layout = ankiFormat?.layout ?? .legacy
         OutputPath.sweepLeftovers(beside: target == .file(outputFile) ? [outputFile] : [])
         if target == .file(outputFile) { try OutputPath.checkFile(outputFile, overwrite: force ? .replace : .never) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
@@ -126,7 +149,7 @@ struct ExportCommand: ParsableCommand {
             let file = spool.url.appendingPathComponent("deck.\(format.rawValue)")
             try ErrorMapping.run(path: deck) {
                 try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout)
             }
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
                 throw CommandFailure(.ioError, path: file.path, reason: "cannot read back the export")
@@ -146,14 +169,14 @@ struct ExportCommand: ParsableCommand {
             try OutputTarget.spool(to: path, name: "deck.\(format.rawValue)") { file in
                 try ErrorMapping.run(path: deck) {
                     try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout)
                 }
             }
         } else {
             try OutputTarget.writeFile(outputFile, force: force) { url in
                 try ErrorMapping.run(path: outputFile) {
                     try DeckInterchange.export(store.document, format: format, to: url, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent())
+                                           pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent(), ankiLayout: layout)
                 }
             }
         }

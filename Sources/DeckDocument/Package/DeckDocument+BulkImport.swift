@@ -338,6 +338,18 @@ public final class BulkImport {
         for name in names { _ = try tagKey(name) }
     }
 
+    /// Marks tags as collapsed (in a browser's tag tree, as Anki keeps them), creating those
+    /// no note carries.
+    /// - Throws: the store's error.
+    public func collapseTags(_ names: [String]) throws {
+        for name in names {
+            guard let key = try tagKey(name) else { continue }
+            try document.container.withDatabase(for: Note.self) { db in
+                try db.execute("UPDATE \"Tag\" SET \"collapsed\" = 1 WHERE \"pk\" = ?", [.integer(key)])
+            }
+        }
+    }
+
     /// Kept for importers that read their own writes: every note is written when added.
     public func flush() throws {}
 

@@ -314,6 +314,7 @@ extension BulkImport {
                 if existing.deckDescription.isEmpty { existing.deckDescription = record.description }
                 existing.markdownDescription = record.markdownDescription
                 existing.collapsed = record.collapsed
+                existing.modified = record.modified
                 existing.ankiOptions = record.options
                 if let preset = record.preset, existing.cards.isEmpty {
                     existing.preset = try context.model(for: PersistentIdentifier(storeIdentifier: "Deck", entityName: DeckSchemaV2.Preset.entityName, primaryKey: preset)) as? DeckSchemaV2.Preset

@@ -53,6 +53,8 @@ public struct AnkiExporter: Sendable {
         let info = try document.deckInfo()
         var options = options
         if let info { options.creationTime = info.dayZero }
+        // Every value goes as stored, a modification time of 0 (Anki's stock note types) included.
+        options.stampsZeroTimes = false
         let writer = try AnkiPackageWriter(url: url, options: options)
         var finished = false
         defer { if !finished { writer.cancel() } }
@@ -92,9 +94,15 @@ public struct AnkiExporter: Sendable {
             report.decks += 1
         }
 
-        // Note types.
+        // Note types: in an .apkg those notes use (as Anki exports them); in a .colpkg every one,
+        // those in use first (a later type whose name is taken is renamed, as Anki does).
         var noteTypeIDs: [Int64: (id: Int64, fieldCount: Int)] = [:]
-        for type in try document.noteTypes() {
+        let inUse = Set(try document.noteTypeSummaries().filter { $0.notes > 0 }.map(\.id))
+        let types = try document.noteTypes()
+        let written = options.format.isCollectionPackage
+            ? types.filter { inUse.contains($0.persistentModelID.primaryKey) } + types.filter { !inUse.contains($0.persistentModelID.primaryKey) }
+            : types.filter { inUse.contains($0.persistentModelID.primaryKey) }
+        for type in written {
             let key = type.persistentModelID.primaryKey
             let id = type.ankiID ?? Self.derivedNoteTypeBase + key
             let fields = type.fields.sorted { $0.ordinal < $1.ordinal }
@@ -103,6 +111,9 @@ public struct AnkiExporter: Sendable {
             noteTypeIDs[key] = (id, fields.count)
             report.noteTypes += 1
         }
+
+        // Tags collapsed in a browser's tree.
+        try writer.collapseTags(try document.allTags().filter(\.collapsed).map(\.name))
 
         // Media: every name, with its file's bytes.
         for media in try document.allMedia() {
@@ -149,10 +160,13 @@ public struct AnkiExporter: Sendable {
         }
 
         // The collection's configuration (kept verbatim from Anki, with the day start).
-        var configuration = Self.object(info?.ankiConfig) ?? [:]
-        if let info { configuration["rollover"] = info.dayStartsAt }
+        // An Anki collection's own configuration goes as it came; Anki's default day start (4)
+        // is only written when the collection had the key or the deck starts its day elsewhere.
+        let kept = Self.object(info?.ankiConfig)
+        var configuration = kept ?? [:]
+        if let info, configuration["rollover"] != nil || info.dayStartsAt != 4 { configuration["rollover"] = info.dayStartsAt }
         if configuration["fsrs"] == nil, let defaultPreset { configuration["fsrs"] = defaultPreset.usesFSRS }
-        try writer.setConfiguration(legacyJSON: Self.json(configuration))
+        try writer.setConfiguration(legacyJSON: Self.json(configuration), replacingDefaults: !(kept ?? [:]).isEmpty)
 
         try writer.finish()
         finished = true

@@ -180,6 +180,7 @@ public struct AnkiImporter: Sendable {
             }
             report.cardsAdded = session.cardsAdded - cardsBefore
             report.reviews = session.reviewsAdded - reviewsBefore
+            try session.collapseTags(reader.collapsedTags)
         }
         return report
     }

@@ -89,18 +89,26 @@ public enum DeckInterchange {
     /// - Parameter mediaFolder: for JSON and HTML, write media files into this folder instead
     ///   of inside the file (JSON: `<sha256>.<ext>`; HTML: under the names cards use, the page
     ///   referring to them relative to itself, that is to `pageFolder`, by default the folder of `url`).
+    /// - Parameter ankiLayout: for apkg and colpkg, the legacy layout (`collection.anki21`, what
+    ///   every Anki since 2.1 reads; the default) or the current one (`collection.anki21b`, what
+    ///   current Anki writes and Anki 2.1.50 and later read).
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be exported; the
     ///   format's error; the store's error.
-    public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, mediaFolder: URL? = nil, pageFolder: URL? = nil) throws {
+    public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, mediaFolder: URL? = nil,
+                              pageFolder: URL? = nil, ankiLayout: AnkiLayout = .legacy) throws {
         switch format {
         case .csv: try DeckTextExporter(separator: .comma).export(document, to: url)
         case .tsv: try DeckTextExporter(separator: .tab).export(document, to: url)
         case .json: try DeckJSONExporter(media: mediaFolder.map { .folder($0) } ?? .embedded).export(document, to: url)
-        case .apkg:
-            do { try AnkiExporter().export(document, to: url) } catch let error as AnkiError { throw InterchangeError(anki: error) }
-        case .colpkg:
+        case .apkg, .colpkg:
+            let layout: AnkiPackageWriter.Options.Format = switch (format == .colpkg, ankiLayout) {
+            case (false, .legacy): .anki21
+            case (false, .current): .anki21b
+            case (true, .legacy): .collectionPackage
+            case (true, .current): .currentCollectionPackage
+            }
             do {
-                try AnkiExporter(options: .init(format: .collectionPackage)).export(document, to: url)
+                try AnkiExporter(options: .init(format: layout)).export(document, to: url)
             } catch let error as AnkiError {
                 throw InterchangeError(anki: error)
             }
@@ -122,4 +130,14 @@ extension InterchangeError {
         }
         self.init(kind, path: error.path, reason: error.reason)
     }
+}
+
+/// Which layout an Anki package is written in.
+public enum AnkiLayout: String, Sendable, Hashable, CaseIterable {
+    /// `collection.anki21` (schema 11) with a JSON media map: Anki's "support older versions"
+    /// export, read by every Anki since 2.1.
+    case legacy
+    /// `collection.anki21b` (schema 18, zstd) with a protobuf media list: what current Anki
+    /// exports by default, read by Anki 2.1.50 and later.
+    case current
 }
