@@ -23,7 +23,7 @@ extension Database {
             }
             return a.utf8.count == b.utf8.count ? 0 : (a.utf8.count < b.utf8.count ? -1 : 1)
         }
-        var left = folded(a).makeIterator(), right = folded(b).makeIterator()
+        var left = caseFolded(a).makeIterator(), right = caseFolded(b).makeIterator()
         while true {
             switch (left.next(), right.next()) {
             case (nil, nil): return 0
@@ -37,7 +37,7 @@ extension Database {
 
     /// The case folding of `text`, scalar by scalar: the full lowercase mapping, with the folds
     /// that differ from lowercasing.
-    static func folded(_ text: String) -> [Unicode.Scalar] {
+    static func caseFolded(_ text: String) -> [Unicode.Scalar] {
         var result: [Unicode.Scalar] = []
         result.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {

@@ -47,6 +47,28 @@ import Testing
         }
     }
 
+    /// Anki's field and template ids are random 64-bit numbers: any of them, to the ends of Int64,
+    /// is written and read back exactly in both layouts (one beyond ±9.2e18 was lost).
+    @Test(arguments: [AnkiPackageWriter.Options.Format.anki21, .anki21b])
+    func fieldAndTemplateIdsKeepEveryBit(_ format: AnkiPackageWriter.Options.Format) throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("ids.apkg")
+        var type = AnkiNoteType.basic(id: 1_700_000_000_000)
+        let ids: [Int64] = [-9_200_549_937_604_165_799, Int64.max - 3, Int64.min + 1]
+        type.fields[0].id = ids[0]
+        type.fields[1].id = ids[1]
+        type.templates[0].id = ids[2]
+        let writer = try AnkiPackageWriter(url: url, options: .init(format: format))
+        try writer.addNoteType(type)
+        try writer.addNote(AnkiNote(id: 5, noteTypeID: type.id, fields: ["a", "b"]), generatingCardsIn: 1)
+        try writer.finish()
+        let reader = try AnkiPackageReader(url: url)
+        defer { reader.close() }
+        let read = try #require(reader.noteType(id: type.id))
+        #expect(read.fields.map(\.id) == [ids[0], ids[1]])
+        #expect(read.templates.map(\.id) == [ids[2]])
+    }
+
     @Test func theCollectionStoresAnkisDerivedColumns() throws {
         // sfld (the sort field, HTML stripped) and csum, as Anki computes them.
         let dir = try TemporaryDirectory()

@@ -459,8 +459,18 @@ enum LegacyValue {
 
     static func int64(_ value: Any?) -> Int64? {
         if let number = value as? NSNumber {
+            // Every Int64, to its ends (Anki's random field and template ids reach them); the
+            // number keeps the integer exactly, whatever its double says.
             let double = number.doubleValue
-            guard double.isFinite, abs(double) < 9.2e18 else { return nil }
+            guard double.isFinite, double >= -9_223_372_036_854_775_808.0, double <= 9_223_372_036_854_775_808.0 else { return nil }
+            // The last Int64s round up to 2^63 as a double: only an integer number holds one of them.
+            if double == 9_223_372_036_854_775_808.0 {
+                switch String(cString: number.objCType) {
+                case "q", "l": return number.int64Value
+                case "Q", "L": return number.uint64Value <= UInt64(Int64.max) ? Int64(number.uint64Value) : nil
+                default: return nil
+                }
+            }
             return number.int64Value
         }
         if let text = value as? String { return Int64(text) }

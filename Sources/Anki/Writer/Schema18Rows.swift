@@ -229,15 +229,7 @@ enum Schema18Rows {
 
     // MARK: JSON values (read leniently, as Anki's schema-11 reader does)
 
-    static func optionalInt(_ value: Any?) -> Int64? {
-        if let number = value as? NSNumber {
-            let double = number.doubleValue
-            guard double.isFinite, abs(double) < 9.2e18 else { return nil }
-            return number.int64Value
-        }
-        if let text = value as? String { return Int64(text) }
-        return nil
-    }
+    static func optionalInt(_ value: Any?) -> Int64? { LegacyValue.int64(value) }
 
     static func int(_ value: Any?) -> Int64 { optionalInt(value) ?? 0 }
 
