@@ -29,76 +29,124 @@ extension PersistentModel where Self: Observable {
 
     // MARK: Properties of a type the macro can't classify (an enum, a struct or a model)
 
-    /// An attribute kept in storage of its own type.
+    // One generic entry each, deciding at run time whether the value is a relationship: an
+    // overload set here (attribute, to-one, to-many) made the type checker try every
+    // candidate in every such accessor of every model, which is what made a module of
+    // models slow to build. The schema line (`persisted`) still checks the type at compile time.
+
+    /// An attribute kept in storage of its own type, or a relationship (`T?`, `[T]` of a
+    /// model `T`; the storage is then unused).
     @inlinable
     public func _$get<V>(_ keyPath: KeyPath<Self, V>, _ storage: V) -> V {
         _$access(keyPath)
+        if let relationship = V.self as? any UndecidedRelationship.Type, let value = relationship._$get(self, keyPath) as? V {
+            return value
+        }
         return storage
     }
 
-    /// An optional to-one relationship (the storage is unused).
-    @inlinable
-    public func _$get<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T?>, _ storage: T?) -> T? {
-        _$access(keyPath)
-        return getValue(forKey: keyPath)
-    }
-
-    /// A to-many relationship (the storage is unused).
-    @inlinable
-    public func _$get<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]>, _ storage: [T]) -> [T] {
-        _$access(keyPath)
-        return getValue(forKey: keyPath)
-    }
-
-    /// A non-optional attribute kept in optional storage: set by every initializer (the
-    /// compiler sees to it), so nil only in a model the context is still filling from a row.
+    /// A non-optional attribute kept in optional storage (set by every initializer, so nil
+    /// only in a model the context is still filling from a row), or a non-optional to-one
+    /// relationship (the storage is unused).
     @inlinable
     public func _$getUnwrapped<V>(_ keyPath: KeyPath<Self, V>, _ storage: V?) -> V {
         _$access(keyPath)
+        if let destination = V.self as? any PersistentModel.Type {
+            if let value = destination._$destination(of: self, keyPath) as? V { return value }
+            preconditionFailure("\(Self.self).\(keyPath) is not a relationship of the model")
+        }
         guard let storage else { preconditionFailure("\(Self.self).\(keyPath) was read before it was set") }
         return storage
-    }
-
-    /// A non-optional to-one relationship (the storage is unused).
-    @inlinable
-    public func _$getUnwrapped<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T>, _ storage: T?) -> T {
-        _$access(keyPath)
-        return getValue(forKey: keyPath)
     }
 
     @inlinable
     public func _$set<V>(_ keyPath: KeyPath<Self, V>, _ newValue: V, storage: ReferenceWritableKeyPath<Self, V>) {
         _$willSet(keyPath)
-        self[keyPath: storage] = newValue
-        _$didSet(keyPath)
-    }
-
-    @inlinable
-    public func _$set<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T?>, _ newValue: T?, storage: ReferenceWritableKeyPath<Self, T?>) {
-        _$willSet(keyPath)
-        setValue(forKey: keyPath, to: newValue)
-        _$didSet(keyPath)
-    }
-
-    @inlinable
-    public func _$set<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]>, _ newValue: [T], storage: ReferenceWritableKeyPath<Self, [T]>) {
-        _$willSet(keyPath)
-        setValue(forKey: keyPath, to: newValue)
+        if let relationship = V.self as? any UndecidedRelationship.Type {
+            relationship._$set(self, keyPath, newValue)
+        } else {
+            self[keyPath: storage] = newValue
+        }
         _$didSet(keyPath)
     }
 
     @inlinable
     public func _$setUnwrapped<V>(_ keyPath: KeyPath<Self, V>, _ newValue: V, storage: ReferenceWritableKeyPath<Self, V?>) {
         _$willSet(keyPath)
-        self[keyPath: storage] = newValue
+        if let destination = V.self as? any PersistentModel.Type {
+            destination._$setDestination(of: self, keyPath, newValue)
+        } else {
+            self[keyPath: storage] = newValue
+        }
         _$didSet(keyPath)
     }
+}
 
-    @inlinable
-    public func _$setUnwrapped<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T>, _ newValue: T, storage: ReferenceWritableKeyPath<Self, T?>) {
-        _$willSet(keyPath)
-        setValue(forKey: keyPath, to: newValue)
-        _$didSet(keyPath)
+/// The relationship values a property of undecided type may hold: an optional to-one
+/// (`T?`) or a to-many (`[T]`) of a model `T`, read and written through the relationship
+/// machinery rather than the property's (unused) storage.
+@usableFromInline
+protocol UndecidedRelationship {
+    /// The value of the relationship at `keyPath` of `owner`, as `Self`.
+    static func _$get<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any
+    /// Sets the relationship at `keyPath` of `owner` to `value` (a `Self`).
+    static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any)
+}
+
+extension Optional: UndecidedRelationship where Wrapped: PersistentModel {
+    @usableFromInline
+    static func _$get<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Wrapped?> else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        return owner.getValue(forKey: keyPath) as Any
+    }
+
+    @usableFromInline
+    static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Wrapped?>, let value = value as? Wrapped? else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        owner.setValue(forKey: keyPath, to: value)
+    }
+}
+
+extension Array: UndecidedRelationship where Element: PersistentModel {
+    @usableFromInline
+    static func _$get<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, [Element]> else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        return owner.getValue(forKey: keyPath)
+    }
+
+    @usableFromInline
+    static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, [Element]>, let value = value as? [Element] else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        owner.setValue(forKey: keyPath, to: value)
+    }
+}
+
+extension PersistentModel {
+    /// The destination of `owner`'s non-optional to-one relationship at `keyPath` (whose
+    /// destination type is `Self`).
+    @usableFromInline
+    static func _$destination<Owner: PersistentModel>(of owner: Owner, _ keyPath: AnyKeyPath) -> Any {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Self> else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        return owner.getValue(forKey: keyPath)
+    }
+
+    /// Sets `owner`'s non-optional to-one relationship at `keyPath` to `value` (a `Self`).
+    @usableFromInline
+    static func _$setDestination<Owner: PersistentModel>(of owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Self>, let value = value as? Self else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        owner.setValue(forKey: keyPath, to: value)
     }
 }
 
