@@ -70,9 +70,12 @@ extension ModelContext {
                 try store.withDatabase { db in
                     let widened = try widenCache(db, rows: insertEntities.count + updates.count)
                     defer { if let widened { try? db.execute("PRAGMA cache_size = \(widened)") } }
+                    // With one store (the usual case) the lists are passed as they are: a
+                    // filtered copy of 100,000 inserts cost two retains and releases a row.
+                    let single = storesTouched.count == 1
                     try db.transaction(.immediate) {
-                        try writeDeny(deleteEntities.filter { $0.1.storeIndex == index }, db: db)
-                        try assignKeys(insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
+                        try writeDeny(single ? deleteEntities : deleteEntities.filter { $0.1.storeIndex == index }, db: db)
+                        try assignKeys(single ? insertEntities : insertEntities.filter { $0.1.storeIndex == index }, db: db, assigned: &assigned)
                         var inserter = InsertStatements(db: db)
                         for (position, (model, entity)) in insertEntities.enumerated() where entity.storeIndex == index {
                             insertedValues[position] = try writeInsert(model, entity: entity, statement: inserter.statement(for: entity), db: db)
