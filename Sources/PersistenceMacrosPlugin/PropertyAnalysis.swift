@@ -100,7 +100,25 @@ struct PersistedProperty {
         case .attribute(let known):
             return "._$\(known.isColumnValue ? "column" : "codable")\(unwrapped)(\"\(name)\", \(keyPath), \(storage)\(options))"
         case .undecided:
-            return ".persisted(\"\(name)\", \(keyPath), \(storage)\(options))"
+            // The overloads that can apply to the type's shape (see `_$persistedValue`); all
+            // of `persisted` when the type isn't written out.
+            let factory: String
+            if let type {
+                if usesUnwrappedStorage {
+                    factory = "_$persistedUnwrapped"
+                } else if isOptional(type) {
+                    factory = "_$persistedOptional"
+                } else if arrayElement(of: type) != nil {
+                    factory = "_$persistedArray"
+                } else if isDictionary(type) || genericArguments(type, named: "Set") != nil {
+                    factory = "_$codable"
+                } else {
+                    factory = "_$persistedValue"
+                }
+            } else {
+                factory = "persisted"
+            }
+            return ".\(factory)(\"\(name)\", \(keyPath), \(storage)\(options))"
         case .relationship:
             var arguments = ""
             if let deleteRule { arguments += ", deleteRule: \(deleteRule.trimmedDescription)" }
@@ -349,7 +367,7 @@ private func bareName(_ type: TypeSyntax) -> String? {
     return nil
 }
 
-private func genericArguments(_ type: TypeSyntax, named name: String) -> [TypeSyntax]? {
+func genericArguments(_ type: TypeSyntax, named name: String) -> [TypeSyntax]? {
     if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == name, let clause = identifier.genericArgumentClause {
         return clause.arguments.compactMap { $0.argument.as(TypeSyntax.self) }
     }

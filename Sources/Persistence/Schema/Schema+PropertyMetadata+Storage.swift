@@ -273,3 +273,95 @@ extension Schema.PropertyMetadata {
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self { relationship(name, keyPath, originalName: originalName) }
 }
+
+// MARK: Properties whose type the macro can't classify, by the shape of the type
+
+// `@Model` sees whether such a type is written optional (`Category?`), as an array
+// (`[Stop]`) or plain (`Category`), and names the overloads that can apply to that shape
+// only: the type checker then weighs two to four candidates per schema line instead of every
+// overload of `persisted`. Each calls the factory `persisted` would have chosen.
+
+extension Schema.PropertyMetadata {
+    /// An undecided plain type: a column value, an enum stored as its raw value, or JSON.
+    @inlinable
+    public static func _$persistedValue<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$column(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func _$persistedValue<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible { _$rawValue(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable @_disfavoredOverload
+    public static func _$persistedValue<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    /// An undecided optional type: a column value, an enum's raw value or NULL, an optional
+    /// to-one relationship, or JSON.
+    @inlinable
+    public static func _$persistedOptional<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$column(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func _$persistedOptional<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V?>, storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible { _$optionalRawValue(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    public static func _$persistedOptional<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T?>, storage: ReferenceWritableKeyPath<M, T?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
+    @inlinable @_disfavoredOverload
+    public static func _$persistedOptional<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    /// An undecided array type: a to-many relationship, or JSON.
+    public static func _$persistedArray<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]>, storage: ReferenceWritableKeyPath<M, [T]>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
+    @inlinable @_disfavoredOverload
+    public static func _$persistedArray<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, storage: ReferenceWritableKeyPath<M, V>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$codable(name, keyPath, storage: storage, options: options, originalName: originalName) }
+
+    /// An undecided plain type without an initial value (kept in optional storage): a
+    /// column value, an enum's raw value, JSON, or a non-optional to-one relationship.
+    @inlinable
+    public static func _$persistedUnwrapped<M: PersistentModel & Observable, V: DatabaseValueConvertible>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$columnUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+
+    @inlinable
+    public static func _$persistedUnwrapped<M: PersistentModel & Observable, V: RawRepresentable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self where V.RawValue: DatabaseValueConvertible {
+        _$rawValueUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName)
+    }
+
+    @inlinable @_disfavoredOverload
+    public static func _$persistedUnwrapped<M: PersistentModel & Observable, V: Codable>(
+        _ name: String, _ keyPath: KeyPath<M, V>, unwrappedStorage storage: ReferenceWritableKeyPath<M, V?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { _$codableUnwrapped(name, keyPath, unwrappedStorage: storage, options: options, originalName: originalName) }
+
+    public static func _$persistedUnwrapped<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T>, unwrappedStorage storage: ReferenceWritableKeyPath<M, T?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+}
