@@ -64,7 +64,29 @@ public enum FieldText {
     /// FieldText.plainText(fromHTML: "<b>chat</b><div>le&nbsp;chat</div>")   // "chat\nle chat"
     /// ```
     public static func plainText(fromHTML html: String) -> String {
-        TextWriter(style: .plain).write(html)
+        isPlainAlready(html) ? html : TextWriter(style: .plain).write(html)
+    }
+
+    /// Whether `text` is its own plain text: no markup or entity (`<`, `&`), no control
+    /// character, no U+00A0, no run of spaces, and no space at either end (its first and last
+    /// bytes are printable ASCII, so no other white space either). Most fields of real decks
+    /// are; a search index of a million notes is built several times faster through this check.
+    static func isPlainAlready(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return true }
+            guard (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) else { return false }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                switch byte {
+                case 0x00..<0x20, 0x3C, 0x26, 0x7F: return false
+                case 0x20 where previous == 0x20: return false
+                case 0xA0 where previous == 0xC2: return false
+                default: previous = byte
+                }
+            }
+            return true
+        }
     }
 
     /// Text for a terminal: ``plainText(fromHTML:)``, with images as `[image: name]`, sound tags

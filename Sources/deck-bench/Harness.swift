@@ -43,6 +43,12 @@ struct Measurement: Encodable {
     var note: String? = nil
     /// Set when ours was killed at this time limit: its figures are the limit, not a measurement.
     var killed_after_s: Double? = nil
+    /// The command measured as ours and the reference's, as a shell would run them (paths of
+    /// this run's inputs), so that a figure can be reproduced by hand.
+    var command: String? = nil
+    var reference_command: String? = nil
+    /// The load average (1, 5, 15 min) when the row was finished.
+    var load: String? = nil
 
     var line: String {
         let unit = judged_on == .size ? "MiB" : "s"
@@ -154,9 +160,12 @@ func peakResidentMiB() -> Double {
     return kib / 1024
 }
 
-/// Prints a result as it is measured (the report is written once at the end).
+/// Prints a result as it is measured (the report is written once at the end), with its
+/// commands and the machine's load average.
 func report(_ measurement: Measurement) {
-    print(measurement.line)
+    print(measurement.line + "   load \(measurement.load ?? Machine.loadAverage())")
+    if let command = measurement.command { print("    ours:      \(command)") }
+    if let command = measurement.reference_command { print("    reference: \(command)") }
     fflush(nil)
 }
 
@@ -184,4 +193,12 @@ final class Scratch {
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// `arguments` as one shell command line (each word quoted when it needs to be).
+func shellCommand(_ arguments: [String]) -> String {
+    arguments.map { word in
+        word.allSatisfy({ $0.isLetter || $0.isNumber || "-_./=:+,@".contains($0) }) && !word.isEmpty
+            ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }.joined(separator: " ")
 }

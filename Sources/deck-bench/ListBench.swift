@@ -6,18 +6,24 @@ import Foundation
 /// 64 MiB), and the time to the first line of `deck list` read through a pipe on a large
 /// deck (under 100 ms, wall clock: what someone piping to `head -1` waits for).
 enum ListBench {
-    /// The columns `deck list --format tsv` prints (id, kind, front, back, tags), as one SQL
-    /// query for the `sqlite3` shell, tags joined by a subquery as deck does.
+    /// The columns `deck list --format tsv` prints (the id of each note's first card, its kind,
+    /// its first two fields, its tags), as one SQL query on the format 2 store for the `sqlite3`
+    /// shell: the first card by the same subquery, the fields out of the note's JSON array, the
+    /// tags joined by a subquery, as deck does.
     static let referenceQuery = """
-        SELECT c.pk, c.kind, c.front, c.back, coalesce((SELECT group_concat(n, ' ') FROM (SELECT t.name AS n FROM Card_tags j \
-        JOIN Tag t ON t.pk = j.target WHERE j.source = c.pk ORDER BY t.name)), '') FROM Card c ORDER BY c.pk
+        SELECT (SELECT min(c.pk) FROM Card c WHERE c.note = n.pk), CASE WHEN t.kind = 1 THEN 'cloze' WHEN t.stockKind = 2 THEN 'reversible' ELSE 'basic' END, \
+        json_extract(n.fields, '$[0]'), coalesce(json_extract(n.fields, '$[1]'), ''), coalesce((SELECT group_concat(x, ' ') FROM \
+        (SELECT g.name AS x FROM Note_tags j JOIN Tag g ON g.pk = j.target WHERE j.source = n.pk ORDER BY g.name)), '') \
+        FROM Note n JOIN NoteType t ON t.pk = n.noteType ORDER BY n.pk
         """
 
     static func listTSV(_ data: Scaling.Dataset, runs: Int) throws -> Measurement {
         let store = data.deck.appendingPathComponent(DeckManifest.defaultStoreName).path
+        let ours = [ChildProcess.deckTool, "list", data.deck.path, "--format", "tsv"]
+        let reference = ["sqlite3", "-readonly", "-separator", "\t", store, referenceQuery]
         let m = try compareSamples("deck list --format tsv, \(data.cards)-card deck", runs: runs, bar: 3,
-            ours: { try ChildProcess.deck(["list", data.deck.path, "--format", "tsv"]).sample },
-            reference: { try ChildProcess.run("sqlite3", ["-readonly", "-separator", "\t", store, referenceQuery]).sample })
+            ours: { try ChildProcess.run(ours[0], Array(ours.dropFirst())).sample },
+            reference: { try ChildProcess.run(reference[0], Array(reference.dropFirst())).sample })
         let peak = m.peak_mib ?? .infinity
         let judged = (m.judged_on == .wall ? m.ratio : m.cpu_ratio) ?? m.ratio
         var result = Measurement(name: m.name, ours_s: m.ours_s, reference_s: m.reference_s, ratio: m.ratio, ours_cpu_s: m.ours_cpu_s,
@@ -29,6 +35,8 @@ enum ListBench {
         result.reference_name = "sqlite3 -separator TAB printing the same columns (tags by the same subquery)"
         result.reference_peak_mib = m.reference_peak_mib
         result.note = "Both write to a file. Ours streams rows from one query (DeckDocument.forEachCardRow)."
+        result.command = shellCommand(ours) + " > out.tsv"
+        result.reference_command = shellCommand(reference) + " > out.tsv"
         return result
     }
 
@@ -47,6 +55,7 @@ enum ListBench {
         m.judged_on = .wall
         m.reference_name = "the bar itself (100 ms)"
         m.note = "Wall clock from spawning deck to the first newline read from its standard output (a pipe, closed afterwards: deck stops on EPIPE)."
+        m.command = shellCommand([ChildProcess.deckTool, "list", data.deck.path]) + " | head -1"
         return m
     }
 

@@ -155,6 +155,9 @@ struct ReportWriter {
                 }
                 md += "| Runs, spread | \(row.runs), \(String(format: "%.2f", row.spread)) | | |\n\n"
                 if let note = row.note { md += "\(note)\n\n" }
+                if let command = row.command { md += "Ours: `\(command)`\n\n" }
+                if let command = row.reference_command { md += "Reference: `\(command)`\n\n" }
+                if let load = row.load { md += "Load average when measured: \(load).\n\n" }
             }
         }
 

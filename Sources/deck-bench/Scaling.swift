@@ -23,7 +23,8 @@ enum Scaling {
         let cards: Int
         let csv: URL
         let deck: URL
-        let apkg: URL
+        /// The package `deck export` wrote (the scaling run's; nil for cached inputs).
+        let apkg: URL?
     }
 
     /// The curves, in the order the report draws them.

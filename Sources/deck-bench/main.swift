@@ -8,8 +8,7 @@ import Interchange
 // docs/perf/results.jsonl.
 //
 //   deck-bench [--quick] [--runs N] [--judge cpu|wall] [--only a,b] [--skip a,b] [--report-dir DIR]
-//       sections: persistence, macros, enumerate, migration, scaling, csv, spreadsheet-csv, export, import, size, archive, tags,
-//                 convert, open, list, study, modules (the other bench files: interchange, archive)
+//   deck-bench --help                          the usage and the sections (`BenchUsage.sections`)
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
@@ -25,6 +24,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 }
 
 switch arguments.first {
+case "--help", "-h", "help":
+    print(BenchUsage.text)
+    exit(0)
 case "enumerate-memory" where arguments.count == 2:
     let result = try PersistenceBench.enumerateMemory(path: arguments[1])
     print("\(result.seconds) \(result.peak) \(result.seen)")
@@ -80,6 +82,11 @@ judgeOverride = option("--judge").flatMap(Judge.init(rawValue:)) ?? (judgeOnCPU 
 let runs = option("--runs").flatMap { Int($0) } ?? (quick ? 1 : 5)
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 let skip = Set((option("--skip") ?? "").split(separator: ",").map(String.init))
+let unknownSections = (only ?? []).union(skip).subtracting(BenchUsage.sections.map(\.name))
+if !unknownSections.isEmpty {
+    print("deck-bench: unknown section \(unknownSections.sorted().joined(separator: ", ")) (see deck-bench --help)")
+    exit(64)
+}
 @MainActor func wanted(_ section: String) -> Bool { (only?.contains(section) ?? true) && !skip.contains(section) }
 let reportDirectory = URL(fileURLWithPath: option("--report-dir") ?? (quick ? ".build/bench-quick" : "docs"))
 
@@ -105,7 +112,8 @@ var extra: [(title: String, rows: [Measurement])] = []
     guard wanted(name) else { return }
     log("— \(name)")
     do {
-        let measured = try body()
+        var measured = try body()
+        for index in measured.indices where measured[index].load == nil { measured[index].load = Machine.loadAverage() }
         for m in measured { report(m) }
         results += measured
     } catch {
@@ -160,16 +168,14 @@ section("migration") {
     return [m]
 }
 
-// The scaling curves also build the inputs of the command-line bars (CSV, deck, apkg per size).
+// The scaling curves (they build a CSV, a deck and an apkg per size as they go).
 var points: [Scaling.Point] = []
 var datasets: [Int: Scaling.Dataset] = [:]
-if wanted("scaling") || ["csv", "export", "import", "archive", "open", "list", "size"].contains(where: wanted) {
+if wanted("scaling") {
     log("— scaling")
     do {
-        // The 1,000,000-card inputs only for the sections that use them (they take a minute to build).
-        let curveSizes = wanted("scaling") ? sizes : (wanted("open") || wanted("list") ? [barCards, bigCards] : [barCards])
-        let built = try Scaling.run(sizes: Array(Set(curveSizes)).sorted(), taggedTimeout: taggedTimeout, scratch: scratch, log: log)
-        if wanted("scaling") { points = built.points }
+        let built = try Scaling.run(sizes: sizes, taggedTimeout: taggedTimeout, scratch: scratch, log: log)
+        points = built.points
         datasets = built.datasets
     } catch {
         log("scaling failed: \(error)")
@@ -177,8 +183,12 @@ if wanted("scaling") || ["csv", "export", "import", "archive", "open", "list", "
     }
 }
 
+/// The inputs of the command-line bars for `cards` cards: the scaling section's when it ran,
+/// else the cached ones (BenchInputs: a CSV, and the deck this `deck` binary imported from it).
 @MainActor func dataset(_ cards: Int) throws -> Scaling.Dataset {
-    guard let data = datasets[cards] else { throw BenchError("no \(cards)-card inputs (the scaling section failed)") }
+    if let data = datasets[cards] { return data }
+    let data = Scaling.Dataset(cards: cards, csv: try BenchInputs.csv(rows: cards, log: log), deck: try BenchInputs.deck(cards: cards, log: log), apkg: nil)
+    datasets[cards] = data
     return data
 }
 
@@ -195,11 +205,20 @@ section("export") {
     guard pythonPeers else { throw BenchError("python3 cannot import genanki and anki (make pydeps installs them)") }
     return [try CLIBench.apkgExport(try dataset(barCards), runs: runs, scratch: scratch, genankiOutput: genankiPackage)]
 }
+// Issue 15: a package current Anki built itself at full fidelity (scheduling, reviews, tags,
+// media), then genanki's legacy one; and the peak memory on 1,000,000 notes.
 section("import") {
     guard pythonPeers else { throw BenchError("python3 cannot import genanki and anki (make pydeps installs them)") }
-    var package = genankiPackage
-    if !FileManager.default.fileExists(atPath: package.path) { package = try dataset(barCards).apkg }
-    return try CLIBench.apkgImport(package, notes: barCards, runs: runs, scratch: scratch)
+    let full = try CLIBench.apkgImport(try BenchInputs.ankiPackage(notes: barCards, log: log), notes: barCards, label: "current Anki, full",
+        source: "A package current Anki built and exported itself (anki21b with scheduling, presets and media: the CSV imported by Anki, 40 % of the cards in review with an FSRS memory state, 10 % learning, 5 % suspended, 5 % buried, some flagged, three review log rows per studied card, two tags per note, 21 media files; BenchInputs.ankiPackage).",
+        runs: runs, scratch: scratch)
+    if !FileManager.default.fileExists(atPath: genankiPackage.path) {
+        _ = try ChildProcess.runSelfTimed("python3", ["-c", PythonPeers.genanki, try dataset(barCards).csv.path, genankiPackage.path])
+    }
+    let legacy = try CLIBench.apkgImport(genankiPackage, notes: barCards, label: "genanki, legacy",
+        source: "The package genanki wrote for the export bar (legacy schema 11, new cards only).", runs: runs, scratch: scratch)
+    let big = try CLIBench.apkgImportMemory(try BenchInputs.ankiPackage(notes: bigCards, log: log), notes: bigCards, runs: runs, scratch: scratch)
+    return full + legacy + [big]
 }
 // Issue 14: the bytes on disk of 100,000 basic notes beside current Anki's collection of them.
 section("size") {
@@ -213,6 +232,14 @@ section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 
 section("list") {
     [try ListBench.listTSV(try dataset(barCards), runs: runs), try ListBench.firstLine(try dataset(bigCards), runs: max(runs, 5))]
 }
+// Issue 16: the first search after importing 1,000,000 cards, then searches of the indexed deck.
+section("search") {
+    let (first, indexed) = try SearchBench.firstSearch(csv: try dataset(bigCards).csv, cards: bigCards, runs: runs, scratch: scratch)
+    defer { CLIBench.remove(indexed) }
+    return [first] + (try SearchBench.searches(deck: indexed, cards: bigCards, runs: max(runs * 3, 9)))
+}
+// Issue 16: deck edit --where of 10,000 notes of the bar deck.
+section("edit") { [try EditBench.run(deck: try dataset(barCards).deck, cards: barCards, notes: barCards / 10, runs: runs, scratch: scratch)] }
 
 // Issue 17: 20,000 tags on one card through DeckDocument vs the raw C API (TagBench.swift).
 section("tags") { [try TagBench.run(scratch: scratch, runs: runs)] }

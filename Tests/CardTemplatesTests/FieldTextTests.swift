@@ -18,6 +18,26 @@ import Testing
         #expect(FieldText.plainText(fromHTML: "<div><br></div>") == "")
     }
 
+    /// The shortcut for text that is already plain gives what the full conversion gives, and
+    /// takes it only for such text.
+    @Test(arguments: ["front of card number 12", "élan", "a", "x y", "  lead", "trail ", "two  spaces", "tab\there", "line\nbreak",
+                      "nb\u{A0}sp", "a&amp;b", "<b>x</b>", "\u{3000}ideographic", "ends\u{2003}", "mid\u{2003}dle", "mid\u{85}nel",
+                      "caf\u{E9} cr\u{E8}me", "日本語のテキスト", "🙂 smile", "", "x\u{0C}y", "del\u{7F}", "!?"])
+    func plainShortcutAgreesWithTheConversion(_ text: String) {
+        #expect(FieldText.plainText(fromHTML: text) == TextWriter(style: .plain).write(text))
+        if FieldText.isPlainAlready(text) { #expect(TextWriter(style: .plain).write(text) == text) }
+    }
+
+    @Test func plainShortcutIsTakenForPlainText() {
+        #expect(FieldText.isPlainAlready("front of card number 12"))
+        #expect(FieldText.isPlainAlready("caf\u{E9} au lait"))
+        #expect(!FieldText.isPlainAlready(" lead"))
+        #expect(!FieldText.isPlainAlready("a  b"))
+        #expect(!FieldText.isPlainAlready("a&amp;b"))
+        #expect(!FieldText.isPlainAlready("nb\u{A0}sp"))
+        #expect(!FieldText.isPlainAlready("\u{E9}lan"))
+    }
+
     @Test func terminalText() {
         #expect(FieldText.terminalText(fromHTML: "see <img src=\"dog.png\"> and [sound:bark.mp3]") == "see [image: dog.png] and [sound: bark.mp3]")
         #expect(FieldText.terminalText(fromHTML: "front<hr id=answer>back") == "front\n----------\nback")
