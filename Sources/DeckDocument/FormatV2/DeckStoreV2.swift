@@ -141,10 +141,12 @@ public enum DeckStoreV2 {
     }
 
     /// Writes the index rows of the notes whose key is above `key` into `table`.
-    static func indexNotes(after key: Int64, into table: String, _ db: Database) throws {
+    @discardableResult
+    static func indexNotes(after key: Int64, into table: String, _ db: Database) throws -> Int {
         let insert = try db.prepare("INSERT INTO \(table)(rowid, fields, tags) VALUES (?, ?, ?)")
         let notes = try db.prepare("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM main.\"Note\" n WHERE n.\"pk\" > ? ORDER BY n.\"pk\"")
         try notes.bind([.integer(key)])
+        var indexed = 0
         while try notes.step() {
             let pk = notes.int64(at: 0)
             // JSONStringArray, not JSONDecoder: decoding costs more than the rest of a note's indexing.
@@ -152,7 +154,9 @@ public enum DeckStoreV2 {
                 throw MigrationFault("note \(pk): fields is not a JSON array of strings")
             }
             try insert.execute([.integer(pk), .text(searchText(ofFields: fields)), .text(notes.isText(at: 2) ? notes.string(at: 2) : "")])
+            indexed += 1
         }
+        return indexed
     }
 
     /// The key through which every note is in the index when some notes above it may not be
@@ -177,11 +181,10 @@ public enum DeckStoreV2 {
         return try db.transaction(.immediate) {
             guard let through = try indexedThrough(db) else { return 0 }
             try db.execute("DELETE FROM \"NoteSearch\" WHERE rowid > ?", [.integer(through)])
-            let before = try db.scalar("SELECT count(*) FROM \"NoteSearch\"", as: Int.self) ?? 0
-            try indexNotes(after: through, into: "\"NoteSearch\"", db)
-            let after = try db.scalar("SELECT count(*) FROM \"NoteSearch\"", as: Int.self) ?? 0
+            // Counted as written: count(*) of an FTS5 table reads every row of its content.
+            let indexed = try indexNotes(after: through, into: "\"NoteSearch\"", db)
             try db.execute("DELETE FROM \"NoteSearchPending\"")
-            return after - before
+            return indexed
         }
     }
 

@@ -16,8 +16,13 @@ struct CardFilterTranslator {
     enum FieldType { case text, date, integer, real, kind, tag, anyText, deck, template, state, noteField }
 
     /// The rows a listing reads: each note with its first card and its note type.
+    ///
+    /// Driven by the cards in key order (each kept when it is its note's first, found through
+    /// the `Card_note` index), so that a listing in id order streams: driven by the notes, the
+    /// rows had to be sorted by card id in a temporary B-tree, every row of a 1,000,000-card
+    /// deck read before the first was printed.
     static let source = """
-        "Note" n JOIN "Card" c ON c."pk" = (SELECT min(c1."pk") FROM "Card" c1 WHERE c1."note" = n."pk") \
+        "Card" c JOIN "Note" n ON n."pk" = c."note" AND c."pk" = (SELECT min(c1."pk") FROM "Card" c1 WHERE c1."note" = c."note") \
         JOIN "NoteType" t0 ON t0."pk" = n."noteType"
         """
     /// The rows a listing of cards reads: each card with its note and the note's type.
