@@ -16,7 +16,7 @@ enum EditBench {
         let filter = "note <= \(notes)"
         let ours = [ChildProcess.deckTool, "edit", deck.path, "--where", filter, "--field", "Back=edited back", "--tag", "+edited", "--yes"]
         let sql = """
-            BEGIN; UPDATE Note SET fields = json_set(fields, '$[1]', 'edited back'), modified = unixepoch('subsec') WHERE pk <= \(notes); \
+            BEGIN; UPDATE Note SET fields = json_set(fields, '$[1]', 'edited back'), modified = (julianday('now') - 2440587.5) * 86400.0 WHERE pk <= \(notes); \
             INSERT OR IGNORE INTO Tag (name, collapsed) VALUES ('edited', 0); \
             INSERT OR IGNORE INTO Note_tags (source, target) SELECT pk, (SELECT pk FROM Tag WHERE name = 'edited') FROM Note WHERE pk <= \(notes); \
             COMMIT;
