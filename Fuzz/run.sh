@@ -114,7 +114,14 @@ for target in $TARGETS; do
         tail -30 "$BUILD/$target.build.log"; failed="$failed $target"; continue
     fi
     objects=""
-    for m in $(modules_of "$module"); do objects="$objects $(find -H "$BUILD/spm/debug/$m.build" -name '*.o')"; done
+    # The objects of the module's current sources only (a source removed since an earlier
+    # build leaves its object behind, built perhaps with other sanitizers).
+    for m in $(modules_of "$module"); do
+        while read -r source; do
+            object="$BUILD/spm/debug/$m.build/$(basename "$source").o"
+            [ -f "$object" ] && objects="$objects $object"
+        done < "$BUILD/spm/debug/$m.build/sources"
+    done
     if ! swiftc -sanitize="$SANITIZE" -parse-as-library -g \
         -I "$BUILD/spm/debug/Modules" -I Sources/CSQLite -I Sources/CArchive -I Sources/CZstd -I Sources/CMD -I Sources/CZlib \
         "Fuzz/${target}Fuzz.swift" $objects -lsqlite3 -larchive -lzstd -lmd -lz -o "$BUILD/$target" > "$BUILD/$target.link.log" 2>&1; then
@@ -125,7 +132,9 @@ for target in $TARGETS; do
     seed "$target" "$corpus"
     mkdir -p "$BUILD/artifacts/$target"
     echo "== $target: fuzzing for $SECONDS_EACH s ($(ls "$corpus" | wc -l) seeds)"
-    if ! "$BUILD/$target" "$corpus" -max_total_time="$SECONDS_EACH" -max_len="$(max_len_of "$target")" -rss_limit_mb=2048 -timeout=20 \
+    # SWIFT_BACKTRACE off: Swift's backtracer would take a trap's signal before libFuzzer
+    # could save the input that caused it.
+    if ! SWIFT_BACKTRACE=enable=no "$BUILD/$target" "$corpus" -max_total_time="$SECONDS_EACH" -max_len="$(max_len_of "$target")" -rss_limit_mb=2048 -timeout=20 \
         -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$target/" > "$BUILD/$target.log" 2>&1; then
         echo "== $target: FAILED (see $BUILD/$target.log)"; tail -40 "$BUILD/$target.log"; failed="$failed $target"; continue
     fi

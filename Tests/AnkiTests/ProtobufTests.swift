@@ -81,4 +81,15 @@ import Testing
         filtered.message(2) { $0.bool(1, true) }
         #expect(try DeckKind(decoding: filtered.bytes, path: "deck").isFiltered)
     }
+
+    /// Found by the AnkiProtobuf fuzzer: a preset's starting ease (field 11, a float) of 1e30,
+    /// an infinity or NaN trapped converting ease × 1000 to Int (SIGILL in `deck import`).
+    @Test(arguments: [Float(1e30), -Float(1e30), .infinity, -.infinity, .nan])
+    func aStartingEaseBeyondIntDoesNotTrap(_ ease: Float) throws {
+        var bytes: [UInt8] = [11 << 3 | 5]
+        withUnsafeBytes(of: ease.bitPattern.littleEndian) { bytes += $0 }
+        var preset = AnkiPreset(id: 1)
+        _ = try SchemaConfig.readPreset(bytes, into: &preset, path: "deck_config")
+        #expect(ease.isNaN ? preset.startingEase == 0 : (ease > 0 ? preset.startingEase == Int.max : preset.startingEase == Int.min))
+    }
 }

@@ -231,7 +231,8 @@ enum SchemaConfig {
             case 4: easyDays += try reader.floats(value)
             case 9: preset.newPerDay = Int(truncatingIfNeeded: try reader.uint64(value))
             case 10: preset.reviewsPerDay = Int(truncatingIfNeeded: try reader.uint64(value))
-            case 11: preset.startingEase = Int((try reader.float(value) * 1000).rounded())
+            // Saturating: a float of 1e30, an infinity or NaN in a shared package trapped here.
+            case 11: preset.startingEase = Int(saturating: try reader.float(value) * 1000)
             case 12: preset.easyBonus = try reader.float(value)
             case 13: preset.hardMultiplier = try reader.float(value)
             case 14: preset.lapseMultiplier = try reader.float(value)
