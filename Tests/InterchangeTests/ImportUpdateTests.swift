@@ -218,4 +218,49 @@ import Testing
         #expect(dog.tags.map(\.name) == ["animals"])
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Note>()) == 2)
     }
+
+    // MARK: Damaged options and unknown file times are errors, not guesses
+
+    /// A stored note type whose options name `originalId` but are not JSON: matching an
+    /// incoming type by its origin must refuse the deck, naming the row, not treat it as
+    /// "no origin" (which would add a second copy and skip its notes).
+    @Test func damagedStoredOptionsAreReportedNotIgnored() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        let record = ImportNoteType(name: "Vocab", kind: .standard, fields: [.init(name: "Front"), .init(name: "Back")],
+                                    templates: [.init(name: "Card 1", questionFormat: "{{Front}}", answerFormat: "{{Back}}")])
+        var incoming = record
+        incoming.ankiID = 42
+        try deck.bulkImport { session in _ = try session.importNoteType(record, policy: .newer) }
+        let stored = try #require(try deck.mainContext.fetch(FetchDescriptor<V2.NoteType>()).first { $0.name == "Vocab" })
+        stored.ankiOptions = #"{"originalId": 42"#
+        try deck.save()
+        #expect {
+            try deck.bulkImport { session in _ = try session.importNoteType(incoming, policy: .newer) }
+        } throws: { error in
+            guard let error = error as? DeckError else { return false }
+            return error.kind == .corrupt && error.reason.contains("Vocab") && error.reason.contains("ankiOptions")
+        }
+        // Intact options with that origin are matched: the copy is used, nothing is added.
+        stored.ankiOptions = #"{"originalId": 42}"#
+        try deck.save()
+        try deck.bulkImport { session in _ = try session.importNoteType(incoming, policy: .newer) }
+        #expect(try deck.mainContext.fetch(FetchDescriptor<V2.NoteType>()).filter { $0.name.hasPrefix("Vocab") }.count == 1)
+    }
+
+    /// `newer` for text compares the file's modification time: a file whose time can't be read
+    /// is an error (missing: `missing`), never "now".
+    @Test func aTextFileTimeIsReadOrRefused() throws {
+        let scratch = try Scratch()
+        let file = scratch.file("rows.csv")
+        try Data("front,back\n".utf8).write(to: file)
+        let past = Date(timeIntervalSince1970: 1_500_000_000)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: file.path)
+        #expect(try DeckTextImporter.modificationDate(ofFileAt: file) == past)
+        #expect {
+            try DeckTextImporter.modificationDate(ofFileAt: scratch.file("absent.csv"))
+        } throws: { error in
+            (error as? InterchangeError)?.kind == .missing
+        }
+    }
 }

@@ -229,14 +229,15 @@ struct ImportCommand: ParsableCommand {
                         let file = files[index]
                         let settings = text.settings(format: format(of: file, told), file: file)
                         let offset = completed
-                        let modified = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
-                        let importer = DeckTextImporter(settings: settings, update: update.policy, modified: modified) {
-                            progress.update(completed: offset + $0)
-                        }
                         try ErrorMapping.run(path: file) {
                             var reader = file == "-" && told.standardInputCopy == nil ? TextImportReader.standardInput(settings: settings)
                                 : try TextImportReader(url: file == "-" ? told.standardInputCopy ?? URL(fileURLWithPath: file) : URL(fileURLWithPath: file),
                                                        settings: settings)
+                            // Rows carry no time: `newer` compares the file's (stdin's rows are new now).
+                            let modified = file == "-" ? nil : try DeckTextImporter.modificationDate(ofFileAt: URL(fileURLWithPath: file))
+                            let importer = DeckTextImporter(settings: settings, update: update.policy, modified: modified) {
+                                progress.update(completed: offset + $0)
+                            }
                             do {
                                 try importer.add(from: &reader, to: session, report: &textReport)
                             } catch let error where error is PersistenceError || error is DeckError {

@@ -394,7 +394,8 @@ extension BulkImport {
     ///   Notes of it whose GUID is in the deck are then skipped (their type differs).
     ///
     /// A type without an Anki id is added (``addNoteType(_:)``).
-    /// - Throws: the store's error.
+    /// - Throws: ``DeckError`` `corrupt` when a type's stored options (or the record's) are not
+    ///   a JSON object; the store's error.
     public func importNoteType(_ record: ImportNoteType, policy: ImportUpdatePolicy) throws -> (key: Int64, decision: NoteTypeDecision) {
         guard let ankiID = record.ankiID else {
             let key = try addNoteType(record)
@@ -403,7 +404,7 @@ extension BulkImport {
         let context = document.mainContext
         let all = try context.fetch(FetchDescriptor<DeckSchemaV2.NoteType>()).sorted { Self.key(of: $0) < Self.key(of: $1) }
         let sameID = all.filter { $0.ankiID == ankiID }
-        let copies = sameID.dropFirst() + all.filter { $0.ankiID != ankiID && Self.originalID(of: $0) == ankiID }
+        let copies = try sameID.dropFirst() + all.filter { try $0.ankiID != ankiID && originalID(of: $0) == ankiID }
         let target: DeckSchemaV2.NoteType?
         if let first = sameID.first, Self.equalSchema(first, record) {
             target = first
@@ -416,7 +417,7 @@ extension BulkImport {
             var incoming = Self.comparable(record)
             if target.ankiID != ankiID {
                 incoming.ankiID = nil
-                incoming.options = Self.options(record.options, originalID: ankiID)
+                incoming.options = try options(record.options, of: record, originalID: ankiID)
             }
             if all.contains(where: { $0 !== target && $0.name == record.name }) { incoming.name = target.name }
             var action = NoteTypeDecision.Action.kept
@@ -444,7 +445,7 @@ extension BulkImport {
         }
         var copy = record
         copy.ankiID = nil
-        copy.options = Self.options(record.options, originalID: ankiID)
+        copy.options = try options(record.options, of: record, originalID: ankiID)
         let names = Set(all.map(\.name))
         var number = 2
         while names.contains(copy.name) {
@@ -474,18 +475,34 @@ extension BulkImport {
     }
 
     /// The Anki id a copy made by an import came from (`originalId` of its options).
-    static func originalID(of type: DeckSchemaV2.NoteType) -> Int64? {
-        guard type.ankiOptions.contains("originalId"),
-              let object = (try? JSONSerialization.jsonObject(with: Data(type.ankiOptions.utf8))) as? [String: Any] else { return nil }
+    /// - Throws: ``DeckError`` `corrupt` when the type's stored options are not a JSON object.
+    func originalID(of type: DeckSchemaV2.NoteType) throws -> Int64? {
+        guard type.ankiOptions.contains("originalId") else { return nil }
+        guard let object = Self.jsonObject(type.ankiOptions) else {
+            throw DeckError(path: document.storeURL.path, reason: "note type \(Self.key(of: type)) (\(type.name)): ankiOptions is not a JSON object",
+                            kind: .corrupt)
+        }
         return (object["originalId"] as? NSNumber)?.int64Value
     }
 
-    /// `options` (a JSON object) with `originalId` set.
-    static func options(_ options: String, originalID: Int64) -> String {
-        var object = ((try? JSONSerialization.jsonObject(with: Data(options.utf8))) as? [String: Any]) ?? [:]
+    /// `options` (a JSON object, or empty) with `originalId` set.
+    /// - Throws: ``DeckError`` `corrupt` when the incoming type's options are not a JSON object.
+    func options(_ options: String, of record: ImportNoteType, originalID: Int64) throws -> String {
+        guard var object = options.isEmpty ? [:] : Self.jsonObject(options) else {
+            throw DeckError(path: document.storeURL.path, reason: "note type \(record.name): its options are not a JSON object", kind: .corrupt)
+        }
         object["originalId"] = NSNumber(value: originalID)
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return options }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `text` parsed as a JSON object, or nil when it is not one.
+    static func jsonObject(_ text: String) -> [String: Any]? {
+        do {
+            return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        } catch {
+            return nil
+        }
     }
 
     /// A record's values without its modification times (what an update compares).

@@ -44,6 +44,7 @@ public struct ImportNoteType: Sendable, Hashable {
     public var latexSVG = false
     public var modified = Date(timeIntervalSince1970: 0)
     public var ankiID: Int64?
+    /// Anki's options this model does not name, as a JSON object (kept verbatim).
     public var options = "{}"
     /// In ordinal order (ordinals are the positions).
     public var fields: [Field]

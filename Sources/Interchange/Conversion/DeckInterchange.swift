@@ -50,7 +50,7 @@ public enum DeckInterchange {
         switch format {
         case .csv, .tsv:
             let settings = TextImportSettings(likelySeparator: format == .csv ? .comma : .tab)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+            let modified = try DeckTextImporter.modificationDate(ofFileAt: url)
             let report = try DeckTextImporter(settings: settings, update: update, modified: modified, progress: progress)
                 .importFile(at: url, into: document)
             summary.cardsAdded = report.cardsAdded

@@ -42,6 +42,20 @@ public struct DeckTextImporter {
         self.progress = progress
     }
 
+    /// The modification time of the file at `url`: when its rows were written, for ``modified``.
+    /// - Throws: ``InterchangeError`` `missing` when there is no such file, `io` when its
+    ///   attributes can't be read (a guess such as "now" would decide which notes update).
+    public static func modificationDate(ofFileAt url: URL) throws -> Date {
+        do {
+            if let date = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date { return date }
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            throw InterchangeError(.missing, path: url.path, reason: "no such file")
+        } catch {
+            throw InterchangeError(.io, path: url.path, reason: "can't read its modification time: \(error.localizedDescription)")
+        }
+        throw InterchangeError(.io, path: url.path, reason: "it has no modification time")
+    }
+
     /// Adds every row of `reader` to a bulk import (see ``DeckDocument/bulkImport(batchSize:_:)``),
     /// so several files can be imported in one transaction.
     /// - Throws: ``CSVError`` for malformed input, with its line (nothing is saved then).
