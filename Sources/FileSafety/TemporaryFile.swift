@@ -309,9 +309,12 @@ public enum Leftovers {
         return sweep(folder) { $0 == name || also($0) }
     }
 
-    /// `TMPDIR`, else `/tmp`, without a trailing slash.
+    /// `TMPDIR` (when set and not empty), else `/tmp`, without a trailing slash: what
+    /// `NSTemporaryDirectory()` answers on Linux, read with `getenv` (that function copies the
+    /// whole environment into a dictionary first, a measurable part of a short command's start).
     public static var temporaryDirectory: String {
-        var path = NSTemporaryDirectory()
+        guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
+        var path = String(cString: value)
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         return path
     }

@@ -64,9 +64,7 @@ enum StudyJSON {
     }
 
     static func timestamp(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        JSONText.date(Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
     static func number(_ value: Double?) -> String {

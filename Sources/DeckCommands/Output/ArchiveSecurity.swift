@@ -6,7 +6,7 @@ import Archive
 enum ArchiveSecurity {
     static var limitsText: String {
         let limits = ArchiveLimits.default
-        return "at most \(limits.maxEntries.formatted(.number.grouping(.never))) entries, "
+        return "at most \(limits.maxEntries) entries, "
             + "\(limits.maxEntrySize >> 30) GiB per entry and \(limits.maxTotalSize >> 30) GiB in all, "
             + "and an expansion ratio (bytes written per byte of archive) of at most \(limits.maxExpansionRatio) "
             + "once more than \(limits.expansionRatioThreshold >> 20) MiB have been written"
@@ -61,7 +61,7 @@ extension ArchiveSecurity {
     /// The ENVIRONMENT entries of commands that read archives.
     static var environment: [CommandConfiguration.EnvironmentVariable] {
         DeckTool.configuration.environment + [
-            .init(maxEntriesVariable, "Lowers the most entries an archive may hold (default \(ArchiveLimits.default.maxEntries.formatted(.number.grouping(.never))))."),
+            .init(maxEntriesVariable, "Lowers the most entries an archive may hold (default \(ArchiveLimits.default.maxEntries))."),
             .init(maxSizeVariable, "Lowers the most bytes an archive may expand to, in all and per entry (default \(ArchiveLimits.default.maxTotalSize >> 30) GiB)."),
         ]
     }

@@ -23,6 +23,9 @@ enum JSONText {
 
     /// ISO 8601 in UTC with milliseconds (`2026-01-01T04:00:00.000Z`), the one date form of every command's JSON.
     static func date(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        dateStyle.format(date)
     }
+
+    /// Made once: a style's calendar costs more to build than a date costs to format.
+    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

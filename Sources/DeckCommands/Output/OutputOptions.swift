@@ -15,9 +15,10 @@ struct OutputOptions: ParsableArguments {
 
     /// Writes a one-line message to standard output unless `--quiet` was given, with its
     /// control characters escaped (a file name cannot break it into two lines).
-    func say(_ line: String) {
+    /// The line is not built under `--quiet`.
+    func say(_ line: @autoclosure () -> String) {
         guard !quiet else { return }
-        Terminal.current.stdout.write(line.escapingControlCharacters() + "\n")
+        Terminal.current.stdout.write(line().escapingControlCharacters() + "\n")
     }
 }
 

@@ -108,7 +108,7 @@ extension DeckStoreV2 {
     /// (``valueError(_:deck:table:key:column:)``) by the rules `check` applies, as rows arrive.
     static func firstInvalidColumn(of table: String, alias: String) -> String {
         let cases = columnRules.filter { $0.table == table }.map { rule in
-            let condition = rule.valid.replacingOccurrences(of: "%c", with: "\(alias).\(quoteIdentifier(rule.column))")
+            let condition = rule.valid.replacing("%c", with: "\(alias).\(quoteIdentifier(rule.column))")
             return "WHEN NOT coalesce(\(condition), 0) THEN '\(rule.column)'"
         }
         return cases.isEmpty ? "NULL" : "CASE " + cases.joined(separator: " ") + " END"

@@ -89,7 +89,7 @@ extension DeckDocument {
         progress: ((Int64, Int64) -> Void)? = nil
     ) throws {
         try requireOpen()
-        let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "archive")
+        let staging = try PrivateDirectory(in: URL(fileURLWithPath: Leftovers.temporaryDirectory), purpose: "archive")
         defer { staging.remove() }
         try withSnapshot(in: staging.url, pinning: false) { tree, _ in
             try DirectoryArchiver.archive(directory: tree, as: archiveTopLevelName, toFileDescriptor: descriptor,
@@ -413,7 +413,7 @@ extension DeckDocument {
     /// - Throws: as ``unarchive(_:into:limits:)``, and ``open(at:mode:)``'s errors.
     ///   Costs one extraction: use it for reading, not for decks you will edit.
     public static func open(archive: URL, limits: ArchiveLimits = .default) throws -> DeckDocument {
-        let staging = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "read")
+        let staging = try PrivateDirectory(in: URL(fileURLWithPath: Leftovers.temporaryDirectory), purpose: "read")
         do {
             let package = try extractPackage(archive, into: staging.url, limits: limits)
             let document: DeckDocument

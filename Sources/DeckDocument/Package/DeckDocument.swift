@@ -320,7 +320,7 @@ public final class DeckDocument {
     /// Copies the store with its journal or WAL into a private directory and lets SQLite
     /// recover the copy there (roll back the journal, or replay the WAL).
     static func recoveredCopy(of storeURL: URL, reason: DatabaseError) throws -> PrivateDirectory {
-        let copy = try PrivateDirectory(in: URL(fileURLWithPath: NSTemporaryDirectory()), purpose: "recover")
+        let copy = try PrivateDirectory(in: URL(fileURLWithPath: Leftovers.temporaryDirectory), purpose: "recover")
         let target = copy.url.appendingPathComponent(storeURL.lastPathComponent)
         do {
             for suffix in ["", "-journal", "-wal"] {

@@ -113,11 +113,16 @@ public struct DeckManifest: Codable, Sendable, Equatable {
     }
 
     static func formatDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        withFraction.format(date)
     }
 
+    /// The date with or without fractional seconds; nil when it is neither.
     static func parseDate(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        if let date = try? withFraction.parse(text) { return date }
+        return try? withoutFraction.parse(text)
     }
+
+    // Made once: building a style's calendar costs more than parsing a date.
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let withoutFraction = Date.ISO8601FormatStyle()
 }
