@@ -103,7 +103,7 @@ let package = Package(
         // The filter language of `--where` (parsing into a syntax tree, no I/O).
         .target(name: "DeckFilter"),
         // The .sampledeck package: manifest, models, open/create/check/migrate, archives.
-        .target(name: "DeckDocument", dependencies: ["Persistence", "SQLite", "Archive", "DeckFilter", "Digest", "CardTemplates", "FileSafety"]),
+        .target(name: "DeckDocument", dependencies: ["Persistence", "PersistenceMacros", "SQLite", "Archive", "DeckFilter", "Digest", "CardTemplates", "FileSafety"]),
 
         // MARK: Scheduling
 

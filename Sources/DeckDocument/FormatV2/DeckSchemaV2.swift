@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import PersistenceMacros
 
 /// Format version 2 of the deck store: what real flash-card collections hold (docs/FORMAT.md).
 ///
@@ -10,8 +11,11 @@ import Persistence
 /// permille, review times in milliseconds), so a collection converts both ways without loss;
 /// options this model does not name are kept verbatim as JSON text in the `ankiOptions` columns.
 ///
-/// The program still creates format version 1 decks until the migration and the commands are
-/// switched over; ``DeckStoreV2`` creates stores of this version for the tests and the spec.
+/// The models are declared with `@Model`, `@Attribute` and `@Relationship`, as a SwiftData app
+/// declares its own (an inverse is named on one side only: naming it on both makes the macros
+/// refer to each other, a circular reference, as in SwiftData). ``DeckStoreV2`` adds what the
+/// macros don't declare (the search index, the partial indexes); `Schemas/store.sql` is the
+/// resulting layout, checked against a new store's by `StoreSQLTests`.
 public enum DeckSchemaV2: VersionedSchema {
     public static let versionIdentifier = Schema.Version(2, 0, 0)
     public static var models: [any PersistentModel.Type] {
@@ -60,7 +64,8 @@ extension DeckSchemaV2 {
     // MARK: Note types
 
     /// A note type: its fields, card templates and styling (Anki's notetype).
-    public final class NoteType: PersistentModel {
+    @Model public final class NoteType {
+        @Attribute(.index)
         public var name: String = ""
         public var kind: NoteTypeKind = .standard
         /// The stock type it started as, nil for a type made from scratch.
@@ -76,35 +81,12 @@ extension DeckSchemaV2 {
         public var ankiID: Int64? = nil
         /// A JSON object of Anki's options this model does not name, verbatim.
         public var ankiOptions: String = "{}"
-        public var fields: [NoteField] {
-            get { getValue(forKey: \.fields) }
-            set { setValue(forKey: \.fields, to: newValue) }
-        }
-        public var templates: [CardTemplate] {
-            get { getValue(forKey: \.templates) }
-            set { setValue(forKey: \.templates, to: newValue) }
-        }
-        public var notes: [Note] {
-            get { getValue(forKey: \.notes) }
-            set { setValue(forKey: \.notes, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("name", \NoteType.name, options: [.index]),
-            .attribute("kind", \NoteType.kind),
-            .attribute("stockKind", \NoteType.stockKind),
-            .attribute("css", \NoteType.css),
-            .attribute("sortField", \NoteType.sortField),
-            .attribute("latexPre", \NoteType.latexPre),
-            .attribute("latexPost", \NoteType.latexPost),
-            .attribute("latexSVG", \NoteType.latexSVG),
-            .attribute("modified", \NoteType.modified),
-            .attribute("ankiID", \NoteType.ankiID),
-            .attribute("ankiOptions", \NoteType.ankiOptions),
-            .relationship("fields", \NoteType.fields, deleteRule: .cascade, inverse: \NoteField.noteType),
-            .relationship("templates", \NoteType.templates, deleteRule: .cascade, inverse: \CardTemplate.noteType),
-            .relationship("notes", \NoteType.notes, deleteRule: .deny, inverse: \Note.noteType),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship(deleteRule: .cascade, inverse: \NoteField.noteType)
+        public var fields: [NoteField] = []
+        @Relationship(deleteRule: .cascade, inverse: \CardTemplate.noteType)
+        public var templates: [CardTemplate] = []
+        @Relationship(deleteRule: .deny, inverse: \Note.noteType)
+        public var notes: [Note] = []
         public init() {}
         public init(name: String, kind: NoteTypeKind, stockKind: StockKind? = nil, css: String = "") {
             self.name = name
@@ -115,7 +97,7 @@ extension DeckSchemaV2 {
     }
 
     /// One field of a note type, at its ordinal (0, 1, …).
-    public final class NoteField: PersistentModel {
+    @Model public final class NoteField {
         public var ordinal: Int = 0
         public var name: String = ""
         public var font: String = "Arial"
@@ -130,26 +112,8 @@ extension DeckSchemaV2 {
         /// Anki's field id (schema 18), if any.
         public var ankiID: Int64? = nil
         public var ankiOptions: String = "{}"
-        public var noteType: NoteType? {
-            get { getValue(forKey: \.noteType) }
-            set { setValue(forKey: \.noteType, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("ordinal", \NoteField.ordinal),
-            .attribute("name", \NoteField.name),
-            .attribute("font", \NoteField.font),
-            .attribute("fontSize", \NoteField.fontSize),
-            .attribute("rightToLeft", \NoteField.rightToLeft),
-            .attribute("sticky", \NoteField.sticky),
-            .attribute("plainText", \NoteField.plainText),
-            .attribute("collapsed", \NoteField.collapsed),
-            .attribute("excludeFromSearch", \NoteField.excludeFromSearch),
-            .attribute("fieldDescription", \NoteField.fieldDescription),
-            .attribute("ankiID", \NoteField.ankiID),
-            .attribute("ankiOptions", \NoteField.ankiOptions),
-            .relationship("noteType", \NoteField.noteType, inverse: \NoteType.fields),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var noteType: NoteType? = nil
         public init() {}
         public init(ordinal: Int, name: String) {
             self.ordinal = ordinal
@@ -159,7 +123,7 @@ extension DeckSchemaV2 {
 
     /// One card template of a note type, at its ordinal (a standard type's cards have the
     /// template's ordinal; a cloze type has one template).
-    public final class CardTemplate: PersistentModel {
+    @Model public final class CardTemplate {
         public var ordinal: Int = 0
         public var name: String = ""
         public var questionFormat: String = ""
@@ -171,31 +135,11 @@ extension DeckSchemaV2 {
         public var modified: Date = Date()
         public var ankiID: Int64? = nil
         public var ankiOptions: String = "{}"
-        public var noteType: NoteType? {
-            get { getValue(forKey: \.noteType) }
-            set { setValue(forKey: \.noteType, to: newValue) }
-        }
+        @Relationship
+        public var noteType: NoteType? = nil
         /// The deck new cards of this template go to ("deck override"), nil for the note's deck.
-        public var targetDeck: Deck? {
-            get { getValue(forKey: \.targetDeck) }
-            set { setValue(forKey: \.targetDeck, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("ordinal", \CardTemplate.ordinal),
-            .attribute("name", \CardTemplate.name),
-            .attribute("questionFormat", \CardTemplate.questionFormat),
-            .attribute("answerFormat", \CardTemplate.answerFormat),
-            .attribute("browserQuestionFormat", \CardTemplate.browserQuestionFormat),
-            .attribute("browserAnswerFormat", \CardTemplate.browserAnswerFormat),
-            .attribute("browserFont", \CardTemplate.browserFont),
-            .attribute("browserFontSize", \CardTemplate.browserFontSize),
-            .attribute("modified", \CardTemplate.modified),
-            .attribute("ankiID", \CardTemplate.ankiID),
-            .attribute("ankiOptions", \CardTemplate.ankiOptions),
-            .relationship("noteType", \CardTemplate.noteType, inverse: \NoteType.templates),
-            .relationship("targetDeck", \CardTemplate.targetDeck),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var targetDeck: Deck? = nil
         public init() {}
         public init(ordinal: Int, name: String, questionFormat: String, answerFormat: String) {
             self.ordinal = ordinal
@@ -208,8 +152,9 @@ extension DeckSchemaV2 {
     // MARK: Notes and cards
 
     /// A note: field values in the order of its type's fields, tags, and the cards it generates.
-    public final class Note: PersistentModel {
+    @Model public final class Note {
         /// Stable identity across exports (Anki's base91 GUID or any unique text); assigned once.
+        @Attribute(.unique)
         public var guid: String = ""
         /// One value per field of the note type, in ordinal order (HTML).
         public var fields: [String] = []
@@ -218,37 +163,16 @@ extension DeckSchemaV2 {
         public var created: Date = Date()
         public var modified: Date = Date()
         public var ankiID: Int64? = nil
-        public var noteType: NoteType? {
-            get { getValue(forKey: \.noteType) }
-            set { setValue(forKey: \.noteType, to: newValue) }
-        }
-        public var cards: [Card] {
-            get { getValue(forKey: \.cards) }
-            set { setValue(forKey: \.cards, to: newValue) }
-        }
-        public var tags: [Tag] {
-            get { getValue(forKey: \.tags) }
-            set { setValue(forKey: \.tags, to: newValue) }
-        }
+        @Relationship
+        public var noteType: NoteType? = nil
+        @Relationship(deleteRule: .cascade, inverse: \Card.note)
+        public var cards: [Card] = []
+        @Relationship(inverse: \Tag.notes)
+        public var tags: [Tag] = []
         /// The media names the fields refer to.
-        public var media: [MediaName] {
-            get { getValue(forKey: \.media) }
-            set { setValue(forKey: \.media, to: newValue) }
-        }
+        @Relationship
+        public var media: [MediaName] = []
         public var id: Int64 { persistentModelID.primaryKey }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("guid", \Note.guid, options: [.unique]),
-            .codable("fields", \Note.fields),
-            .attribute("sortText", \Note.sortText),
-            .attribute("created", \Note.created),
-            .attribute("modified", \Note.modified),
-            .attribute("ankiID", \Note.ankiID),
-            .relationship("noteType", \Note.noteType, inverse: \NoteType.notes),
-            .relationship("cards", \Note.cards, deleteRule: .cascade, inverse: \Card.note),
-            .relationship("tags", \Note.tags, inverse: \Tag.notes),
-            .relationship("media", \Note.media),
-        ]
-        public let persistentBackingData = BackingData()
         public init() {}
         public init(guid: String, fields: [String], created: Date = Date()) {
             self.guid = guid
@@ -259,7 +183,7 @@ extension DeckSchemaV2 {
     }
 
     /// A card: one template (or cloze number) of a note, with its scheduling state.
-    public final class Card: PersistentModel {
+    @Model public final class Card {
         /// The template's ordinal (standard), or the cloze number minus one (cloze).
         public var ordinal: Int = 0
         public var type: CardType = .new
@@ -296,53 +220,16 @@ extension DeckSchemaV2 {
         public var ankiID: Int64? = nil
         /// Other keys of Anki's card `data` JSON, verbatim.
         public var ankiOptions: String = "{}"
-        public var note: Note? {
-            get { getValue(forKey: \.note) }
-            set { setValue(forKey: \.note, to: newValue) }
-        }
-        public var deck: Deck? {
-            get { getValue(forKey: \.deck) }
-            set { setValue(forKey: \.deck, to: newValue) }
-        }
+        @Relationship
+        public var note: Note? = nil
+        @Relationship
+        public var deck: Deck? = nil
         /// The deck the card came from while it sits in a filtered deck.
-        public var originalDeck: Deck? {
-            get { getValue(forKey: \.originalDeck) }
-            set { setValue(forKey: \.originalDeck, to: newValue) }
-        }
-        public var reviews: [Review] {
-            get { getValue(forKey: \.reviews) }
-            set { setValue(forKey: \.reviews, to: newValue) }
-        }
+        @Relationship
+        public var originalDeck: Deck? = nil
+        @Relationship(deleteRule: .cascade, inverse: \Review.card)
+        public var reviews: [Review] = []
         public var id: Int64 { persistentModelID.primaryKey }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("ordinal", \Card.ordinal),
-            .attribute("type", \Card.type),
-            .attribute("queue", \Card.queue),
-            .attribute("due", \Card.due),
-            .attribute("interval", \Card.interval),
-            .attribute("easeFactor", \Card.easeFactor),
-            .attribute("repetitions", \Card.repetitions),
-            .attribute("lapses", \Card.lapses),
-            .attribute("remainingSteps", \Card.remainingSteps),
-            .attribute("originalDue", \Card.originalDue),
-            .attribute("flag", \Card.flag),
-            .attribute("stability", \Card.stability),
-            .attribute("difficulty", \Card.difficulty),
-            .attribute("desiredRetention", \Card.desiredRetention),
-            .attribute("decay", \Card.decay),
-            .attribute("lastReview", \Card.lastReview),
-            .attribute("originalPosition", \Card.originalPosition),
-            .attribute("customData", \Card.customData),
-            .attribute("created", \Card.created),
-            .attribute("modified", \Card.modified),
-            .attribute("ankiID", \Card.ankiID),
-            .attribute("ankiOptions", \Card.ankiOptions),
-            .relationship("note", \Card.note, inverse: \Note.cards),
-            .relationship("deck", \Card.deck, inverse: \Deck.cards),
-            .relationship("originalDeck", \Card.originalDeck),
-            .relationship("reviews", \Card.reviews, deleteRule: .cascade, inverse: \Review.card),
-        ]
-        public let persistentBackingData = BackingData()
         public init() {}
         public init(ordinal: Int, created: Date = Date()) {
             self.ordinal = ordinal
@@ -354,7 +241,8 @@ extension DeckSchemaV2 {
     // MARK: Decks and presets
 
     /// A deck of the tree; `name` is the full path, levels separated by `::`.
-    public final class Deck: PersistentModel {
+    @Model public final class Deck {
+        @Attribute(.unique)
         public var name: String = ""
         public var kind: DeckKind = .normal
         public var deckDescription: String = ""
@@ -368,35 +256,16 @@ extension DeckSchemaV2 {
         public var modified: Date = Date()
         public var ankiID: Int64? = nil
         public var ankiOptions: String = "{}"
-        public var preset: Preset? {
-            get { getValue(forKey: \.preset) }
-            set { setValue(forKey: \.preset, to: newValue) }
-        }
-        public var cards: [Card] {
-            get { getValue(forKey: \.cards) }
-            set { setValue(forKey: \.cards, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("name", \Deck.name, options: [.unique]),
-            .attribute("kind", \Deck.kind),
-            .attribute("deckDescription", \Deck.deckDescription),
-            .attribute("markdownDescription", \Deck.markdownDescription),
-            .attribute("collapsed", \Deck.collapsed),
-            .attribute("filterTerms", \Deck.filterTerms),
-            .attribute("reschedules", \Deck.reschedules),
-            .attribute("modified", \Deck.modified),
-            .attribute("ankiID", \Deck.ankiID),
-            .attribute("ankiOptions", \Deck.ankiOptions),
-            .relationship("preset", \Deck.preset, inverse: \Preset.decks),
-            .relationship("cards", \Deck.cards, deleteRule: .deny, inverse: \Card.deck),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var preset: Preset? = nil
+        @Relationship(deleteRule: .deny, inverse: \Card.deck)
+        public var cards: [Card] = []
         public init() {}
         public init(name: String) { self.name = name }
     }
 
     /// Study options shared by decks (Anki's deck config).
-    public final class Preset: PersistentModel {
+    @Model public final class Preset {
         public var name: String = ""
         public var newPerDay: Int = 20
         public var reviewsPerDay: Int = 200
@@ -426,38 +295,8 @@ extension DeckSchemaV2 {
         public var modified: Date = Date()
         public var ankiID: Int64? = nil
         public var ankiOptions: String = "{}"
-        public var decks: [Deck] {
-            get { getValue(forKey: \.decks) }
-            set { setValue(forKey: \.decks, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("name", \Preset.name),
-            .attribute("newPerDay", \Preset.newPerDay),
-            .attribute("reviewsPerDay", \Preset.reviewsPerDay),
-            .attribute("learningSteps", \Preset.learningSteps),
-            .attribute("relearningSteps", \Preset.relearningSteps),
-            .attribute("maximumInterval", \Preset.maximumInterval),
-            .attribute("usesFSRS", \Preset.usesFSRS),
-            .attribute("fsrsParameters", \Preset.fsrsParameters),
-            .attribute("desiredRetention", \Preset.desiredRetention),
-            .attribute("startingEase", \Preset.startingEase),
-            .attribute("graduatingInterval", \Preset.graduatingInterval),
-            .attribute("easyInterval", \Preset.easyInterval),
-            .attribute("easyBonus", \Preset.easyBonus),
-            .attribute("hardMultiplier", \Preset.hardMultiplier),
-            .attribute("intervalMultiplier", \Preset.intervalMultiplier),
-            .attribute("lapseMultiplier", \Preset.lapseMultiplier),
-            .attribute("minimumLapseInterval", \Preset.minimumLapseInterval),
-            .attribute("leechThreshold", \Preset.leechThreshold),
-            .attribute("buryNewSiblings", \Preset.buryNewSiblings),
-            .attribute("buryReviewSiblings", \Preset.buryReviewSiblings),
-            .attribute("buryInterdaySiblings", \Preset.buryInterdaySiblings),
-            .attribute("modified", \Preset.modified),
-            .attribute("ankiID", \Preset.ankiID),
-            .attribute("ankiOptions", \Preset.ankiOptions),
-            .relationship("decks", \Preset.decks, inverse: \Deck.preset),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship(inverse: \Deck.preset)
+        public var decks: [Deck] = []
         public init() {}
         public init(name: String) { self.name = name }
     }
@@ -465,8 +304,9 @@ extension DeckSchemaV2 {
     // MARK: Reviews, tags, media, the deck's own row
 
     /// One answer of a card (Anki's revlog row).
-    public final class Review: PersistentModel {
+    @Model public final class Review {
         /// When, in milliseconds since 1970 (Anki's revlog id).
+        @Attribute(.index)
         public var time: Int64 = 0
         /// 1 again, 2 hard, 3 good, 4 easy; 0 for manual entries.
         public var rating: Int = 0
@@ -479,22 +319,8 @@ extension DeckSchemaV2 {
         public var duration: Int = 0
         public var kind: ReviewKind = .review
         public var ankiID: Int64? = nil
-        public var card: Card? {
-            get { getValue(forKey: \.card) }
-            set { setValue(forKey: \.card, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("time", \Review.time, options: [.index]),
-            .attribute("rating", \Review.rating),
-            .attribute("interval", \Review.interval),
-            .attribute("lastInterval", \Review.lastInterval),
-            .attribute("easeFactor", \Review.easeFactor),
-            .attribute("duration", \Review.duration),
-            .attribute("kind", \Review.kind),
-            .attribute("ankiID", \Review.ankiID),
-            .relationship("card", \Review.card, inverse: \Card.reviews),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var card: Card? = nil
         public init() {}
         public init(time: Int64, rating: Int, interval: Int, lastInterval: Int, easeFactor: Int, duration: Int, kind: ReviewKind) {
             self.time = time
@@ -508,65 +334,44 @@ extension DeckSchemaV2 {
     }
 
     /// A tag; `::` separates levels (`lang::fr`). Names are unique.
-    public final class Tag: PersistentModel {
+    @Model public final class Tag {
+        @Attribute(.unique)
         public var name: String = ""
         public var collapsed: Bool = false
-        public var notes: [Note] {
-            get { getValue(forKey: \.notes) }
-            set { setValue(forKey: \.notes, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("name", \Tag.name, options: [.unique]),
-            .attribute("collapsed", \Tag.collapsed),
-            .relationship("notes", \Tag.notes, inverse: \Note.tags),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var notes: [Note] = []
         public init() {}
         public init(name: String) { self.name = name }
     }
 
     /// The bytes of one media file: `Media/<sha256>.<ext>`.
-    public final class MediaFile: PersistentModel {
+    @Model public final class MediaFile {
+        @Attribute(.unique)
         public var fileName: String = ""
+        @Attribute(.index)
         public var sha256: String = ""
         public var sha1: String = ""
         public var mime: String = "application/octet-stream"
         public var size: Int = 0
-        public var names: [MediaName] {
-            get { getValue(forKey: \.names) }
-            set { setValue(forKey: \.names, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("fileName", \MediaFile.fileName, options: [.unique]),
-            .attribute("sha256", \MediaFile.sha256, options: [.index]),
-            .attribute("sha1", \MediaFile.sha1),
-            .attribute("mime", \MediaFile.mime),
-            .attribute("size", \MediaFile.size),
-            .relationship("names", \MediaFile.names, deleteRule: .cascade, inverse: \MediaName.file),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship(deleteRule: .cascade, inverse: \MediaName.file)
+        public var names: [MediaName] = []
         public init() {}
     }
 
     /// A name note text uses for a media file (`<img src="cat.jpg">`); two names may share one file.
-    public final class MediaName: PersistentModel {
+    @Model public final class MediaName {
+        @Attribute(.unique)
         public var name: String = ""
-        public var file: MediaFile? {
-            get { getValue(forKey: \.file) }
-            set { setValue(forKey: \.file, to: newValue) }
-        }
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("name", \MediaName.name, options: [.unique]),
-            .relationship("file", \MediaName.file, inverse: \MediaFile.names),
-        ]
-        public let persistentBackingData = BackingData()
+        @Relationship
+        public var file: MediaFile? = nil
         public init() {}
         public init(name: String) { self.name = name }
     }
 
     /// The deck's own row (exactly one): title, description and collection-level values.
-    public final class DeckInfo: PersistentModel {
+    @Model public final class DeckInfo {
         public var title: String = ""
+        @Attribute(originalName: "description")
         public var deckDescription: String = ""
         /// The Unix time (seconds) at which day 0 of day-numbered `due` values starts (Anki's `col.crt`).
         public var dayZero: Int64 = 0
@@ -574,14 +379,6 @@ extension DeckSchemaV2 {
         public var dayStartsAt: Int = 4
         /// Anki's collection configuration (the `config` table as a JSON object), verbatim.
         public var ankiConfig: String = "{}"
-        public static let schemaMetadata: [Schema.PropertyMetadata] = [
-            .attribute("title", \DeckInfo.title),
-            .attribute("deckDescription", \DeckInfo.deckDescription, originalName: "description"),
-            .attribute("dayZero", \DeckInfo.dayZero),
-            .attribute("dayStartsAt", \DeckInfo.dayStartsAt),
-            .attribute("ankiConfig", \DeckInfo.ankiConfig),
-        ]
-        public let persistentBackingData = BackingData()
         public init() {}
         public init(title: String) { self.title = title }
     }
