@@ -208,6 +208,26 @@ import Testing
         }
     }
 
+    /// `deck convert --to apkg --anki-format current` writes the layout `deck export` does;
+    /// legacy stays the default; the option is refused for other targets.
+    @Test func convertAnkiFormatPicksTheLayout() throws {
+        let play = try Playground()
+        try play.write("vocab.csv", "chat,cat\nchien,dog\n")
+        for (layout, outDir) in [("current", "now"), (nil, "old")] {
+            let result = try DeckProcess.run(["convert", "vocab.csv", "--to", "apkg", "--out-dir", outDir] + (layout.map { ["--anki-format", $0] } ?? []), in: play.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            let bytes = try Data(contentsOf: play.url.appendingPathComponent("\(outDir)/vocab.apkg"))
+            #expect((bytes.range(of: Data("collection.anki21b".utf8)) != nil) == (layout == "current"), "\(outDir)")
+            #expect(bytes.range(of: Data("collection.anki21".utf8)) != nil)
+            let back = try play.run("import", "\(outDir).sampledeck", "\(outDir)/vocab.apkg", "--create", "--json")
+            #expect(back.status == 0, "\(back.stderr)")
+            #expect(back.stdout.contains("\"imported\": 2"), "\(back.stdout)")
+        }
+        let refused = try play.run("convert", "vocab.csv", "--to", "json", "--anki-format", "current")
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("deck: error: --anki-format applies to --to apkg only"))
+    }
+
     @Test func convertKeepsFoldersWhenNamesCollide() throws {
         let play = try Playground()
         try FileManager.default.createDirectory(at: play.url.appendingPathComponent("week1"), withIntermediateDirectories: true)

@@ -74,6 +74,10 @@ struct ConvertCommand: ParsableCommand {
     @Flag(name: .customLong("skip-existing"), help: "Skip an input whose output already exists (not a failure).") var skipExisting = false
     @Flag(help: "Replace outputs that already exist.") var force = false
     @Option(help: ArgumentHelp("How many inputs to convert at once (default: the number of cores).", valueName: "n")) var jobs: Int?
+    @Option(name: .customLong("anki-format"), help: ArgumentHelp(
+        "With --to apkg: the package layout, legacy (schema 11, the default) or current (Anki 2.1.50 and later), as deck export writes it.",
+        valueName: "layout"))
+    var ankiFormat: ExportCommand.AnkiFormat?
     @Flag(name: .customLong("embed-media"), help: "JSON: media inside the file (the default; accepted for older scripts).") var embedMedia = false
     @OptionGroup var output: OutputOptions
 
@@ -83,6 +87,7 @@ struct ConvertCommand: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if skipExisting && force { throw ValidationError("--skip-existing and --force cannot be used together") }
         if inputs.isEmpty && filesFrom == nil { throw ValidationError("name an input, or give --files-from") }
+        if ankiFormat != nil, to != .apkg { throw ValidationError("--anki-format applies to --to apkg only") }
     }
 
     /// The paths listed by --files-from, one per line (a final line without a newline counts; CR of CRLF dropped).
@@ -122,7 +127,7 @@ struct ConvertCommand: ParsableCommand {
         if urls.isEmpty { throw CommandFailure(.noInput, path: paths.first ?? filesFrom, reason: "nothing to convert found") }
         let converter = DeckConverter(target: to.interchangeFormat, outputDirectory: outputDirectory,
                                       jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                                      existing: force ? .replace : skipExisting ? .skip : .fail)
+                                      existing: force ? .replace : skipExisting ? .skip : .fail, ankiLayout: ankiFormat?.layout ?? .legacy)
         let progress = ProgressBar(total: urls.count, label: "Converting", unit: .count("file", "files"), isEnabled: !output.noProgress && !output.quiet)
         let (json, quiet) = (output.json, output.quiet)
         // The converter's worker threads don't see this task's Terminal.current: take it here.

@@ -64,6 +64,8 @@ public struct DeckConverter: Sendable {
     public var jobs: Int
     /// What to do when an output already exists.
     public var existing: ExistingOutput
+    /// The layout of Anki packages written (``InterchangeFormat/apkg``); legacy by default.
+    public var ankiLayout: AnkiLayout
 
     /// What to do when an input's output already exists.
     public enum ExistingOutput: Sendable, Hashable {
@@ -77,11 +79,12 @@ public struct DeckConverter: Sendable {
 
     /// Creates a converter.
     public init(target: InterchangeFormat, outputDirectory: URL? = nil, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                existing: ExistingOutput = .fail) {
+                existing: ExistingOutput = .fail, ankiLayout: AnkiLayout = .legacy) {
         self.target = target
         self.outputDirectory = outputDirectory
         self.jobs = max(1, jobs)
         self.existing = existing
+        self.ankiLayout = ankiLayout
     }
 
     /// The output each input is written to, in input order, before anything is written: beside
@@ -296,7 +299,7 @@ public struct DeckConverter: Sendable {
         case .zip:
             try document.archive(to: staged, format: .zip)
         default:
-            try DeckInterchange.export(document, format: target, to: staged)
+            try DeckInterchange.export(document, format: target, to: staged, ankiLayout: ankiLayout)
         }
         try publish(staged, at: output, staging: staging)
         return cards
