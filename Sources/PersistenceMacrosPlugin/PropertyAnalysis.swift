@@ -150,15 +150,15 @@ struct PersistedProperty {
             }
             result.append("""
                 get {
-                    _$access(\(raw: keyPath))
-                    return getValue(forKey: \(raw: keyPath))
+                    self._$access(\(raw: keyPath))
+                    return self.getValue(forKey: \(raw: keyPath))
                 }
                 """)
             result.append("""
                 set {
-                    _$willSet(\(raw: keyPath))
-                    setValue(forKey: \(raw: keyPath), to: newValue)
-                    _$didSet(\(raw: keyPath))
+                    self._$willSet(\(raw: keyPath))
+                    self.setValue(forKey: \(raw: keyPath), to: newValue)
+                    self._$didSet(\(raw: keyPath))
                 }
                 """)
         case .attribute where !usesUnwrappedStorage:
@@ -170,18 +170,18 @@ struct PersistedProperty {
                 """)
             result.append("""
                 get {
-                    _$access(\(raw: keyPath))
-                    return \(raw: storageName)
+                    self._$access(\(raw: keyPath))
+                    return self.\(raw: storageName)
                 }
                 """)
             result.append("""
                 set {
-                    if persistentBackingData._$isObserved {
-                        _$willSet(\(raw: keyPath))
-                        \(raw: storageName) = newValue
-                        _$didSet(\(raw: keyPath))
+                    if self.persistentBackingData._$isObserved {
+                        self._$willSet(\(raw: keyPath))
+                        self.\(raw: storageName) = newValue
+                        self._$didSet(\(raw: keyPath))
                     } else {
-                        \(raw: storageName) = newValue
+                        self.\(raw: storageName) = newValue
                     }
                 }
                 """)
@@ -195,8 +195,8 @@ struct PersistedProperty {
                     }
                     """)
             }
-            result.append("get { _$get\(raw: unwrapped)(\(raw: keyPath), \(raw: storageName)) }")
-            result.append("set { _$set\(raw: unwrapped)(\(raw: keyPath), newValue, storage: \\\(raw: root ?? "")._\(raw: name)) }")
+            result.append("get { self._$get\(raw: unwrapped)(\(raw: keyPath), self.\(raw: storageName)) }")
+            result.append("set { self._$set\(raw: unwrapped)(\(raw: keyPath), newValue, storage: \\\(raw: root ?? "")._\(raw: name)) }")
         }
         return result
     }
