@@ -176,6 +176,7 @@ struct PersistedProperty {
                 """)
             result.append("""
                 set {
+                    self.persistentBackingData._$attributesWritten = true
                     if self.persistentBackingData._$isObserved {
                         self._$willSet(\(raw: keyPath))
                         self.\(raw: storageName) = newValue

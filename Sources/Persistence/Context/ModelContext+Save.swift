@@ -121,6 +121,7 @@ extension ModelContext {
             let backing = model.persistentBackingData
             backing.state = .registered
             backing.snapshot = insertedValues[position]
+            backing._$attributesWritten = false
             if table?.entity !== entity { table = (entity, identityTable(entity)) }
             table?.identities[backing.primaryKey] = model
             if !backing.relationships.isEmpty { markLinksSaved(model) }
@@ -128,6 +129,7 @@ extension ModelContext {
         }
         for (position, (model, entity)) in updates.enumerated() {
             model.persistentBackingData.snapshot = updatedValues[position]
+            model.persistentBackingData._$attributesWritten = false
             updatedIDs.append(identifier(of: model, entity: entity))
         }
         for (model, _) in linkOwners { markLinksSaved(model) }

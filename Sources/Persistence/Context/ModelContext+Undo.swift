@@ -299,6 +299,7 @@ extension ModelContext {
             let insertedAnew = model.persistentBackingData.state == .inserted
             for (index, attribute) in entity.attributes.enumerated() where index < state.attributes.count && attribute.read(model) != state.attributes[index] {
                 _ = attribute.write(model, state.attributes[index])
+                model.persistentBackingData._$attributesWritten = true  // a change the next save stores
             }
             undoState.baselines[id] = state.attributes
             for (keyPath, content) in state.relationships {

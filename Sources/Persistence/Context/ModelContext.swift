@@ -314,7 +314,11 @@ public final class ModelContext {
         // A model with attributes still to read is unchanged: its accessors read them before
         // any change (and the context's own writes put stored values back).
         if !model.persistentBackingData.unfetchedAttributes.isEmpty { return true }
-        for (position, read) in readers.enumerated() where read(model) != snapshot[position] { return false }
+        // Nothing wrote the attributes of a `@Model` class since they were stored: only its
+        // to-one keys can have moved (an inverse set from the other side).
+        if !entity.recordsAttributeWrites || model.persistentBackingData._$attributesWritten {
+            for (position, read) in readers.enumerated() where read(model) != snapshot[position] { return false }
+        }
         guard !toOne.isEmpty else { return true }
         let relationships = model.persistentBackingData.relationships
         for (index, relationship) in toOne.enumerated() {
@@ -363,6 +367,7 @@ public final class ModelContext {
         for (index, attribute) in entity.attributes.enumerated() where attribute.read(model) != snapshot[index] {
             _ = attribute.write(model, snapshot[index])
         }
+        model.persistentBackingData._$attributesWritten = false
         model.persistentBackingData.relationships.removeAll()
     }
 

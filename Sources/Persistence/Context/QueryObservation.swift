@@ -151,6 +151,7 @@ extension ModelContext {
             snapshot.append(value)
         }
         let backing = model.persistentBackingData
+        backing._$attributesWritten = false  // its attributes are the row's now
         if !(backing.snapshot.map { $0.elementsEqual(snapshot) } ?? false) {
             backing.snapshot = StoredValues.make(snapshot)
             // Relationships load again from the new values.

@@ -97,6 +97,7 @@ struct RowMaterializer {
         }
         let backing = model.persistentBackingData
         backing.snapshot = snapshot
+        backing._$attributesWritten = false  // an init() that sets properties wrote what the row replaced
         backing.primaryKey = pk
         backing.state = .registered
         backing.context = context

@@ -30,6 +30,14 @@ public final class BackingData {
     /// model read whole.
     @exclusivity(unchecked) @usableFromInline var unfetchedAttributes: [Int] = []
 
+    /// Whether an attribute of a `@Model` class may differ from ``snapshot``: set by every
+    /// write through its accessors and by the context's own writes a save must store (undo);
+    /// cleared where the stored values become the model's (a fetch, a save, a refresh, a
+    /// rollback). While it is false a save and ``ModelContext/hasChanges`` know the attributes
+    /// are unchanged without reading them, so a save costs what changed, not what is
+    /// registered. Hand-written models have no accessors to set it and are always compared.
+    @exclusivity(unchecked) public var _$attributesWritten = false
+
     public init() {}
 
     /// The registrar, made on first use.

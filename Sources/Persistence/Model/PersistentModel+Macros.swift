@@ -61,6 +61,7 @@ extension PersistentModel where Self: Observable {
 
     @inlinable
     public func _$set<V>(_ keyPath: KeyPath<Self, V>, _ newValue: V, storage: ReferenceWritableKeyPath<Self, V>) {
+        persistentBackingData._$attributesWritten = true
         _$willSet(keyPath)
         if let relationship = V.self as? any UndecidedRelationship.Type {
             relationship._$set(self, keyPath, newValue)
@@ -72,6 +73,7 @@ extension PersistentModel where Self: Observable {
 
     @inlinable
     public func _$setUnwrapped<V>(_ keyPath: KeyPath<Self, V>, _ newValue: V, storage: ReferenceWritableKeyPath<Self, V?>) {
+        persistentBackingData._$attributesWritten = true
         _$willSet(keyPath)
         if let destination = V.self as? any PersistentModel.Type {
             destination._$setDestination(of: self, keyPath, newValue)

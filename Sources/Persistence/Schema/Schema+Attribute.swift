@@ -55,7 +55,8 @@ extension Schema {
         /// Prepares fast access with a prototype instance of the model.
         let resolve: (AnyObject) -> Void
         /// Whether the model's accessor reads the value from the store when it wasn't
-        /// fetched (the attributes of `@Model` classes), so a fetch may leave it out.
+        /// fetched (the attributes of `@Model` classes), so a fetch may leave it out. The same
+        /// accessors record every write (``BackingData/_$attributesWritten``).
         let faultsOnAccess: Bool
 
         @usableFromInline

@@ -49,6 +49,9 @@ extension Schema {
         /// `Attribute` values.
         @exclusivity(unchecked) private(set) var readers: [(AnyObject) -> SQLValue] = []
         @exclusivity(unchecked) private(set) var writers: [(AnyObject, SQLValue) -> Bool] = []
+        /// Whether every attribute is a `@Model` accessor's, which records writes in
+        /// ``BackingData/_$attributesWritten`` (a hand-written stored property can't).
+        @exclusivity(unchecked) private(set) var recordsAttributeWrites = false
         /// Statements the context writes for this entity, built once.
         @exclusivity(unchecked) private(set) var insertStatementSQL = ""
         /// For an entity with unique constraints: ``insertStatementSQL`` without `RETURNING`.
@@ -159,6 +162,7 @@ extension Schema {
             }
             readers = attributes.map(\.read)
             writers = attributes.map(\.materialize)
+            recordsAttributeWrites = attributes.allSatisfy(\.faultsOnAccess)
         }
 
         private func makeInsertSQL() -> String {
