@@ -97,6 +97,12 @@ extension DeckDocument {
     /// written once (see `leaveWAL`); readers that open the deck meanwhile wait for its commit.
     /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
     public func bulkImport<T>(_ body: (BulkImport) throws -> T) throws -> T {
+        try bulkImport(rowsPerStatement: nil, body)
+    }
+
+    /// ``bulkImport(_:)`` writing `rowsPerStatement` rows per statement (``RowBatch``; nil: its
+    /// default): 1 writes each row on its own, as imports did before rows went in groups.
+    func bulkImport<T>(rowsPerStatement: Int?, _ body: (BulkImport) throws -> T) throws -> T {
         try requireWritable()
         let (lastKey, tempStore, leftWAL) = try container.withDatabase(for: Note.self) { db in
             let tempStore = try db.scalar("PRAGMA temp_store", as: Int64.self) ?? 0
@@ -119,9 +125,10 @@ extension DeckDocument {
         do {
             // Media, note types and the like, added before: saved first so that links find them.
             if mainContext.hasChanges { try saveIndexingNotes() }
-            let made = try BulkImport(document: self)
+            let made = try BulkImport(document: self, rowsPerStatement: rowsPerStatement)
             session = made
             result = try body(made)
+            try made.flushRows()
             if mainContext.hasChanges { try saveIndexingNotes() }
             try container.withDatabase(for: Note.self) { db in
                 let newest = try db.scalar("SELECT max(\"pk\") FROM \"Note\"", as: Int64.self) ?? 0
@@ -175,9 +182,14 @@ public final class BulkImport {
     private var mediaKeys: [String: Int64?] = [:]
     private var types: [CardKind: (key: Int64, layout: NoteLayout, sortField: Int)] = [:]
     private var otherTypes: [Int64: (layout: NoteLayout, sortField: Int)] = [:]
-    private let insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia: Statement
-    let encoder = JSONEncoder()
-    /// The statements and caches of records added at full fidelity (``add(_:)-(ImportNote)``), made on first use.
+    private let insertTag: Statement
+    /// The rows of notes, cards, reviews and links waiting to be written in groups (``RowBatch``).
+    private let noteRows, cardRows, reviewRows, tagLinkRows, mediaLinkRows: RowBatch
+    /// Where the GUIDs of new notes come from.
+    private var guids = AnkiGUID.FastRandom()
+    /// Tag keys by the name as given (``tagKey(_:)``), before trimming and folding.
+    private var tagKeysAsGiven: [String: Int64] = [:]
+    /// The row batches of records added at full fidelity (``add(_:)-(ImportNote)``), made on first use.
     var records: RecordStatements?
     /// Sort fields of the note types added as records, by key.
     var recordSortFields: [Int64: (sortField: Int, fieldCount: Int)] = [:]
@@ -186,8 +198,12 @@ public final class BulkImport {
     /// The key of the first note this import adds (notes below it were in the deck before).
     let firstNewNote: Int64
 
-    init(document: DeckDocument) throws {
+    /// Rows per statement of the row batches (nil: ``RowBatch``'s default).
+    let rowsPerStatement: Int?
+
+    init(document: DeckDocument, rowsPerStatement: Int? = nil) throws {
         self.document = document
+        self.rowsPerStatement = rowsPerStatement
         let keys = try document.container.withDatabase(for: Note.self) { db in
             func next(_ table: String) throws -> Int64 {
                 let largest = try db.scalar("SELECT max(\"pk\") FROM \"\(table)\"", as: Int64.self) ?? 0
@@ -204,23 +220,21 @@ public final class BulkImport {
         }
         (nextNote, nextCard, nextReview, nextTag, nextPosition, dayZero) = keys
         firstNewNote = keys.0
-        (insertNote, insertCard, insertReview, insertTag, linkTag, linkMedia) = try document.container.withDatabase(for: Note.self) { db in
-            (try db.prepare("""
-                INSERT INTO "Note" ("pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType") \
-                VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
-                """),
-             try db.prepare("""
-                INSERT INTO "Card" ("pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions", "lapses", \
-                "remainingSteps", "originalDue", "flag", "customData", "created", "modified", "ankiOptions", "note", "deck") \
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, '', ?, ?, '{}', ?, ?)
-                """),
-             try db.prepare("""
-                INSERT INTO "Review" ("pk", "time", "rating", "interval", "lastInterval", "easeFactor", "duration", "kind", "card") \
-                VALUES (?, ?, ?, ?, ?, 0, ?, 1, ?)
-                """),
-             try db.prepare("INSERT INTO \"Tag\" (\"pk\", \"name\", \"collapsed\") VALUES (?, ?, 0)"),
-             try db.prepare("INSERT OR IGNORE INTO \"Note_tags\" (\"source\", \"target\") VALUES (?, ?)"),
-             try db.prepare("INSERT OR IGNORE INTO \"Note_media\" (\"source\", \"target\") VALUES (?, ?)"))
+        (insertTag, noteRows, cardRows, reviewRows, tagLinkRows, mediaLinkRows) = try document.container.withDatabase(for: Note.self) { db in
+            (try db.prepare("INSERT INTO \"Tag\" (\"pk\", \"name\", \"collapsed\") VALUES (?, ?, 0)"),
+             try RowBatch(db, table: "Note", columns: ["pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType"],
+                          rowValues: "(?, ?, ?, ?, ?, ?, NULL, ?)", rowsPerStatement: rowsPerStatement),
+             try RowBatch(db, table: "Card", columns: ["pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions",
+                                                       "lapses", "remainingSteps", "originalDue", "flag", "customData", "created",
+                                                       "modified", "ankiOptions", "note", "deck"],
+                          rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, '', ?, ?, '{}', ?, ?)", rowsPerStatement: rowsPerStatement),
+             try RowBatch(db, table: "Review", columns: ["pk", "time", "rating", "interval", "lastInterval", "easeFactor", "duration",
+                                                         "kind", "card"],
+                          rowValues: "(?, ?, ?, ?, ?, 0, ?, 1, ?)", rowsPerStatement: rowsPerStatement),
+             try RowBatch(db, verb: "INSERT OR IGNORE", table: "Note_tags", columns: ["source", "target"], rowValues: "(?, ?)",
+                          rowsPerStatement: rowsPerStatement),
+             try RowBatch(db, verb: "INSERT OR IGNORE", table: "Note_media", columns: ["source", "target"], rowValues: "(?, ?)",
+                          rowsPerStatement: rowsPerStatement))
         }
         try document.container.withDatabase(for: Note.self) { db in
             let tags = try db.prepare("SELECT \"pk\", \"name\" FROM \"Tag\"")
@@ -249,27 +263,34 @@ public final class BulkImport {
         let tagKeys = try tags.compactMap { try tagKey($0) }
         let tagNames = tags.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         let ordinals = layout.cardOrdinals(fieldValues: values, tags: tagNames)
-        let fieldsJSON = String(decoding: try encoder.encode(values), as: UTF8.self)
         let noteKey = nextNote
         nextNote += 1
-        try insertNote.execute([.integer(noteKey), .text(note.ankiGUID ?? AnkiGUID.random()), .text(fieldsJSON),
-                                .text(FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")),
-                                .real(note.created.timeIntervalSince1970), .real(note.modified.timeIntervalSince1970), .integer(typeKey)])
+        noteRows.append(.integer(noteKey))
+        noteRows.append(.text(note.ankiGUID ?? AnkiGUID.random(using: &guids)))
+        noteRows.append(.text(JSONStringArray.encode(values)))
+        noteRows.append(.text(FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")))
+        noteRows.append(.real(note.created.timeIntervalSince1970))
+        noteRows.append(.real(note.modified.timeIntervalSince1970))
+        noteRows.append(.integer(typeKey))
+        try noteRows.endRow()
         let (type, queue, due, factor) = try scheduling(of: note)
         var firstCard: Int64?
         for ordinal in ordinals {
             let cardKey = nextCard
             nextCard += 1
             if firstCard == nil { firstCard = cardKey }
-            try insertCard.execute([.integer(cardKey), .integer(Int64(ordinal)), .integer(type), .integer(queue), .integer(due),
-                                    .integer(Int64(max(0, note.interval))), .integer(factor), .integer(Int64(max(0, note.repetitions))),
-                                    .integer(Int64(max(0, note.lapses))), .real(note.created.timeIntervalSince1970),
-                                    .real(note.modified.timeIntervalSince1970), .integer(noteKey), .integer(deckKey)])
+            try addCardRow(cardKey, ordinal: Int64(ordinal), type: type, queue: queue, due: due, interval: Int64(max(0, note.interval)),
+                           easeFactor: factor, repetitions: Int64(max(0, note.repetitions)), lapses: Int64(max(0, note.lapses)),
+                           created: note.created, modified: note.modified, note: noteKey, deck: deckKey)
             cardsAdded += 1
         }
-        for key in Set(tagKeys) { try linkTag.execute([.integer(noteKey), .integer(key)]) }
+        if tagKeys.count < 2 {
+            for key in tagKeys { try linkTag(noteKey, key) }
+        } else {
+            for key in Set(tagKeys) { try linkTag(noteKey, key) }
+        }
         for name in media {
-            if let key = try mediaKey(name) { try linkMedia.execute([.integer(noteKey), .integer(key)]) }
+            if let key = try mediaKey(name) { try linkMedia(noteKey, key) }
         }
         if let firstCard {
             var previous = 0
@@ -278,9 +299,12 @@ public final class BulkImport {
                       let duration = Self.checkedInt64(review.duration * 1000) else {
                     throw NoteInputError("a review has a date or duration out of range")
                 }
-                try insertReview.execute([.integer(nextReview), .integer(time), .integer(Int64(min(4, max(0, review.ease)))),
-                                          .integer(Int64(review.interval)), .integer(Int64(previous)),
-                                          .integer(min(86_400_000, max(0, duration))), .integer(firstCard)])
+                for value: SQLValue in [.integer(nextReview), .integer(time), .integer(Int64(min(4, max(0, review.ease)))),
+                                        .integer(Int64(review.interval)), .integer(Int64(previous)),
+                                        .integer(min(86_400_000, max(0, duration))), .integer(firstCard)] {
+                    reviewRows.append(value)
+                }
+                try reviewRows.endRow()
                 nextReview += 1
                 previous = review.interval
             }
@@ -289,28 +313,82 @@ public final class BulkImport {
         notesAdded += 1
     }
 
+    /// Adds a card row (the columns a note of ``add(_:tags:media:reviews:)`` sets; the others
+    /// take their defaults) to the pending rows.
+    private func addCardRow(_ key: Int64, ordinal: Int64, type: Int64, queue: Int64, due: Int64, interval: Int64, easeFactor: Int64,
+                            repetitions: Int64, lapses: Int64, created: Date, modified: Date, note: Int64, deck: Int64) throws {
+        cardRows.append(.integer(key))
+        cardRows.append(.integer(ordinal))
+        cardRows.append(.integer(type))
+        cardRows.append(.integer(queue))
+        cardRows.append(.integer(due))
+        cardRows.append(.integer(interval))
+        cardRows.append(.integer(easeFactor))
+        cardRows.append(.integer(repetitions))
+        cardRows.append(.integer(lapses))
+        cardRows.append(.real(created.timeIntervalSince1970))
+        cardRows.append(.real(modified.timeIntervalSince1970))
+        cardRows.append(.integer(note))
+        cardRows.append(.integer(deck))
+        try cardRows.endRow()
+    }
+
     /// Writes a new card (new, at the next position) of ordinal `ordinal` for a saved note.
     func insertNewCard(ordinal: Int, note noteKey: Int64, deck deckKey: Int64, at date: Date) throws {
         let cardKey = nextCard
         nextCard += 1
-        try insertCard.execute([.integer(cardKey), .integer(Int64(ordinal)), .integer(0), .integer(0), .integer(nextPosition),
-                                .integer(0), .integer(0), .integer(0), .integer(0), .real(date.timeIntervalSince1970),
-                                .real(date.timeIntervalSince1970), .integer(noteKey), .integer(deckKey)])
+        try addCardRow(cardKey, ordinal: Int64(ordinal), type: 0, queue: 0, due: nextPosition, interval: 0, easeFactor: 0,
+                       repetitions: 0, lapses: 0, created: date, modified: date, note: noteKey, deck: deckKey)
         nextPosition += 1
         cardsAdded += 1
     }
 
     /// Links a note to a tag (both keys).
-    func linkTag(_ note: Int64, _ tag: Int64) throws { try linkTag.execute([.integer(note), .integer(tag)]) }
+    func linkTag(_ note: Int64, _ tag: Int64) throws {
+        tagLinkRows.append(.integer(note))
+        tagLinkRows.append(.integer(tag))
+        try tagLinkRows.endRow()
+    }
     /// Links a note to a media name (both keys).
-    func linkMedia(_ note: Int64, _ name: Int64) throws { try linkMedia.execute([.integer(note), .integer(name)]) }
+    func linkMedia(_ note: Int64, _ name: Int64) throws {
+        mediaLinkRows.append(.integer(note))
+        mediaLinkRows.append(.integer(name))
+        try mediaLinkRows.endRow()
+    }
+
+    /// Writes every pending row (``RowBatch``): before anything reads the tables they go to, and
+    /// at the end of the import.
+    /// - Throws: ``DeckError`` when the store fails (a full disk, a constraint).
+    func flushRows() throws {
+        do {
+            try noteRows.flush()
+            try cardRows.flush()
+            try reviewRows.flush()
+            try tagLinkRows.flush()
+            try mediaLinkRows.flush()
+            if let records {
+                try records.note.flush()
+                try records.card.flush()
+                try records.review.flush()
+            }
+        } catch {
+            throw DeckError(path: document.url.path, reason: "can't write the imported notes: \(error.message)", kind: DeckError.kind(of: error))
+        }
+    }
+
+    /// Whether a note added by this import and not written yet has `guid`.
+    func hasPendingNote(guid: String) -> Bool {
+        let value = SQLValue.text(guid)
+        return noteRows.pendingRowHas(value, at: 1) || (records?.note.pendingRowHas(value, at: 1) ?? false)
+    }
 
     /// Sets the deck's day zero (the Unix time day-numbered `due` values count from), when the
     /// deck has no cards yet; returns the day zero in force. An importer whose day numbers
     /// count from another day shifts them by the difference.
     /// - Throws: the store's error.
     public func adoptDayZero(_ value: Int64) throws -> Int64 {
-        try document.container.withDatabase(for: Note.self) { db in
+        try flushRows()
+        return try document.container.withDatabase(for: Note.self) { db in
             let cards = try db.scalar("SELECT count(*) FROM \"Card\"", as: Int64.self) ?? 0
             if cards == 0 {
                 try db.execute("UPDATE \"DeckInfo\" SET \"dayZero\" = ?", [.integer(value)])
@@ -350,8 +428,11 @@ public final class BulkImport {
         }
     }
 
-    /// Kept for importers that read their own writes: every note is written when added.
-    public func flush() throws {}
+    /// Writes the notes added so far (they are written in groups, see ``RowBatch``): for
+    /// importers that read the deck's notes through other means before the import ends. The
+    /// session's own methods write them when they need to.
+    /// - Throws: ``DeckError`` when the store fails.
+    public func flush() throws { try flushRows() }
 
     // MARK: Resolving keys
 
@@ -373,7 +454,10 @@ public final class BulkImport {
 
     /// The key of a model of the main context, saving the context first when it is new.
     func savedKey(of model: some PersistentModel) throws -> Int64 {
-        if model.persistentModelID.isTemporary { try document.saveIndexingNotes() }
+        if model.persistentModelID.isTemporary {
+            try flushRows()
+            try document.saveIndexingNotes()
+        }
         return model.persistentModelID.primaryKey
     }
 
@@ -392,14 +476,20 @@ public final class BulkImport {
     }
 
     func tagKey(_ raw: String) throws -> Int64? {
+        // Most tags come again and again as the same text: trimming and folding it once is enough.
+        if let key = tagKeysAsGiven[raw] { return key }
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { return nil }
         let folded = name.lowercased()
-        if let key = tagKeys[folded] { return key }
+        if let key = tagKeys[folded] {
+            tagKeysAsGiven[raw] = key
+            return key
+        }
         let key = nextTag
         nextTag += 1
         try insertTag.execute([.integer(key), .text(name)])
         tagKeys[folded] = key
+        tagKeysAsGiven[raw] = key
         return key
     }
 

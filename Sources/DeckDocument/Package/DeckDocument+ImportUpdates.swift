@@ -279,6 +279,9 @@ extension BulkImport {
     /// - Throws: the store's error.
     public func savedNote(guid: String) throws -> SavedNote? {
         guard firstNewNote > 1, !guid.isEmpty else { return nil }
+        // A note of this import still waiting to be written is found too (importers skip a
+        // GUID they have seen, so this is rare).
+        if hasPendingNote(guid: guid) { try flushRows() }
         return try updateStatements().note(guid: guid)
     }
 
@@ -297,6 +300,7 @@ extension BulkImport {
     /// - Throws: ``NoteInputError`` for an unknown note type key or too many fields;
     ///   ``DeckError`` when the store fails.
     public func update(_ saved: SavedNote, with note: ImportNote, policy: ImportUpdatePolicy) throws -> NoteUpdateOutcome {
+        try flushRows()
         do {
             return try applyUpdate(saved, note, policy)
         } catch let error as DatabaseError {
@@ -343,6 +347,7 @@ extension BulkImport {
     /// - Throws: ``DeckError`` when the store fails.
     public func update(_ saved: SavedNote, fields incoming: [String?], noteTypeName: String?, tags: [String]?,
                        modified: Date, policy: ImportUpdatePolicy) throws -> NoteUpdateOutcome {
+        try flushRows()
         do {
             return try applyUpdate(saved, incoming, noteTypeName, tags, modified, policy)
         } catch let error as DatabaseError {
@@ -397,6 +402,7 @@ extension BulkImport {
     /// - Throws: ``DeckError`` `corrupt` when a type's stored options (or the record's) are not
     ///   a JSON object; the store's error.
     public func importNoteType(_ record: ImportNoteType, policy: ImportUpdatePolicy) throws -> (key: Int64, decision: NoteTypeDecision) {
+        try flushRows()
         guard let ankiID = record.ankiID else {
             let key = try addNoteType(record)
             return (key, NoteTypeDecision(name: record.name, action: .added, deckName: record.name))

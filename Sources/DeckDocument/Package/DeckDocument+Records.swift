@@ -171,9 +171,9 @@ public struct ImportNote: Sendable, Hashable {
     }
 }
 
-/// The prepared statements of record imports.
+/// The row batches of record imports.
 struct RecordStatements {
-    let note, card, review: Statement
+    let note, card, review: RowBatch
 }
 
 extension BulkImport {
@@ -184,6 +184,7 @@ extension BulkImport {
     /// (so importing a package twice makes no second copy).
     /// - Throws: the store's error.
     public func addNoteType(_ record: ImportNoteType) throws -> Int64 {
+        try flushRows()
         let context = document.mainContext
         if let ankiID = record.ankiID {
             let candidates = try context.fetch(FetchDescriptor<DeckSchemaV2.NoteType>(predicate: #Predicate { $0.ankiID == ankiID }))
@@ -249,6 +250,7 @@ extension BulkImport {
     /// Adds a preset and returns its key; a saved preset with the same Anki id and name is reused.
     /// - Throws: the store's error.
     public func addPreset(_ record: ImportPreset) throws -> Int64 {
+        try flushRows()
         let context = document.mainContext
         if let ankiID = record.ankiID {
             let name = record.name
@@ -305,6 +307,7 @@ extension BulkImport {
     /// without cards take the record's (the store's `Default` deck becomes Anki's).
     /// - Throws: ``NoteInputError`` for a path with an empty level; the store's error.
     public func addDeck(_ record: ImportDeck) throws -> Int64 {
+        try flushRows()
         let context = document.mainContext
         let name = record.name
         var descriptor = FetchDescriptor<DeckSchemaV2.Deck>(predicate: #Predicate { $0.name == name })
@@ -371,13 +374,21 @@ extension BulkImport {
         let noteKey = nextNote
         nextNote += 1
         let sortText = FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")
-        try statements.note.execute([
-            .integer(noteKey), .text(note.guid), .text(String(decoding: try encoder.encode(values), as: UTF8.self)),
-            .text(sortText), .real(note.created.timeIntervalSince1970), .real(note.modified.timeIntervalSince1970),
-            note.ankiID.map(SQLValue.integer) ?? .null, .integer(note.noteType),
-        ])
+        let rows = statements.note
+        rows.append(.integer(noteKey))
+        rows.append(.text(note.guid))
+        rows.append(.text(JSONStringArray.encode(values)))
+        rows.append(.text(sortText))
+        rows.append(.real(note.created.timeIntervalSince1970))
+        rows.append(.real(note.modified.timeIntervalSince1970))
+        rows.append(note.ankiID.map(SQLValue.integer) ?? .null)
+        rows.append(.integer(note.noteType))
+        try rows.endRow()
         for card in note.cards { try insertRecordCard(card, note: noteKey) }
-        let tagKeys = Set(try note.tags.compactMap { try tagKey($0) })
+        var tagKeys: [Int64] = []
+        for tag in note.tags {
+            if let key = try tagKey(tag), !tagKeys.contains(key) { tagKeys.append(key) }
+        }
         for key in tagKeys { try linkTag(noteKey, key) }
         for name in note.media {
             if let key = try mediaKey(name) { try linkMedia(noteKey, key) }
@@ -392,23 +403,48 @@ extension BulkImport {
         nextCard += 1
         func optional(_ value: Double?) -> SQLValue { value.map(SQLValue.real) ?? .null }
         func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
-        try statements.card.execute([
-            .integer(cardKey), .integer(Int64(card.ordinal)), .integer(Int64(card.type.rawValue)),
-            .integer(Int64(card.queue.rawValue)), .integer(card.due), .integer(Int64(card.interval)),
-            .integer(Int64(card.easeFactor)), .integer(Int64(card.repetitions)), .integer(Int64(card.lapses)),
-            .integer(Int64(card.remainingSteps)), .integer(card.originalDue), .integer(Int64(card.flag)),
-            optional(card.stability), optional(card.difficulty), optional(card.desiredRetention), optional(card.decay),
-            optional(card.lastReview), optional(card.originalPosition), .text(card.customData),
-            .real(card.created.timeIntervalSince1970), .real(card.modified.timeIntervalSince1970), optional(card.ankiID),
-            .text(card.options), .integer(noteKey), .integer(card.deck), optional(card.originalDeck),
-        ])
+        let rows = statements.card
+        rows.append(.integer(cardKey))
+        rows.append(.integer(Int64(card.ordinal)))
+        rows.append(.integer(Int64(card.type.rawValue)))
+        rows.append(.integer(Int64(card.queue.rawValue)))
+        rows.append(.integer(card.due))
+        rows.append(.integer(Int64(card.interval)))
+        rows.append(.integer(Int64(card.easeFactor)))
+        rows.append(.integer(Int64(card.repetitions)))
+        rows.append(.integer(Int64(card.lapses)))
+        rows.append(.integer(Int64(card.remainingSteps)))
+        rows.append(.integer(card.originalDue))
+        rows.append(.integer(Int64(card.flag)))
+        rows.append(optional(card.stability))
+        rows.append(optional(card.difficulty))
+        rows.append(optional(card.desiredRetention))
+        rows.append(optional(card.decay))
+        rows.append(optional(card.lastReview))
+        rows.append(optional(card.originalPosition))
+        rows.append(.text(card.customData))
+        rows.append(.real(card.created.timeIntervalSince1970))
+        rows.append(.real(card.modified.timeIntervalSince1970))
+        rows.append(optional(card.ankiID))
+        rows.append(.text(card.options))
+        rows.append(.integer(noteKey))
+        rows.append(.integer(card.deck))
+        rows.append(optional(card.originalDeck))
+        try rows.endRow()
         cardsAdded += 1
+        let reviewRows = statements.review
         for review in card.reviews {
-            try statements.review.execute([
-                .integer(nextReview), .integer(review.time), .integer(Int64(review.rating)), .integer(Int64(review.interval)),
-                .integer(Int64(review.lastInterval)), .integer(Int64(review.easeFactor)), .integer(Int64(review.duration)),
-                .integer(Int64(review.kind.rawValue)), optional(review.ankiID), .integer(cardKey),
-            ])
+            reviewRows.append(.integer(nextReview))
+            reviewRows.append(.integer(review.time))
+            reviewRows.append(.integer(Int64(review.rating)))
+            reviewRows.append(.integer(Int64(review.interval)))
+            reviewRows.append(.integer(Int64(review.lastInterval)))
+            reviewRows.append(.integer(Int64(review.easeFactor)))
+            reviewRows.append(.integer(Int64(review.duration)))
+            reviewRows.append(.integer(Int64(review.kind.rawValue)))
+            reviewRows.append(optional(review.ankiID))
+            reviewRows.append(.integer(cardKey))
+            try reviewRows.endRow()
             nextReview += 1
             reviewsAdded += 1
         }
@@ -418,20 +454,16 @@ extension BulkImport {
         if let records { return records }
         let made = try document.container.withDatabase(for: Note.self) { db in
             RecordStatements(
-                note: try db.prepare("""
-                    INSERT INTO "Note" ("pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType") \
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """),
-                card: try db.prepare("""
-                    INSERT INTO "Card" ("pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions", "lapses", \
-                    "remainingSteps", "originalDue", "flag", "stability", "difficulty", "desiredRetention", "decay", "lastReview", \
-                    "originalPosition", "customData", "created", "modified", "ankiID", "ankiOptions", "note", "deck", "originalDeck") \
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """),
-                review: try db.prepare("""
-                    INSERT INTO "Review" ("pk", "time", "rating", "interval", "lastInterval", "easeFactor", "duration", "kind", \
-                    "ankiID", "card") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """))
+                note: try RowBatch(db, table: "Note", columns: ["pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType"],
+                                   rowValues: "(?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement),
+                card: try RowBatch(db, table: "Card", columns: [
+                    "pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions", "lapses", "remainingSteps",
+                    "originalDue", "flag", "stability", "difficulty", "desiredRetention", "decay", "lastReview", "originalPosition",
+                    "customData", "created", "modified", "ankiID", "ankiOptions", "note", "deck", "originalDeck",
+                ], rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement),
+                review: try RowBatch(db, table: "Review", columns: ["pk", "time", "rating", "interval", "lastInterval", "easeFactor",
+                                                                    "duration", "kind", "ankiID", "card"],
+                                     rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement))
         }
         records = made
         return made
