@@ -107,6 +107,21 @@ public struct DeckOrganizeError: Error, CustomStringConvertible, Sendable, Equat
 extension DeckDocument {
     // MARK: Note types
 
+    /// The keys of the note types that have at least one note: one index look-up per type
+    /// (``noteTypeSummaries()`` counts every note and card).
+    /// - Throws: the store's error.
+    public func noteTypeKeysInUse() throws -> Set<Int64> {
+        try requireOpen()
+        return try container.withDatabase(for: Note.self) { db in
+            let statement = try db.prepare("""
+                SELECT t."pk" FROM "NoteType" t WHERE EXISTS (SELECT 1 FROM "Note" n WHERE n."noteType" = t."pk")
+                """)
+            var keys: Set<Int64> = []
+            while try statement.step() { keys.insert(statement.int64(at: 0)) }
+            return keys
+        }
+    }
+
     /// Every note type with its fields, templates and note and card counts, by name.
     /// - Throws: the store's error; ``DeckError`` when closed.
     public func noteTypeSummaries() throws -> [NoteTypeSummary] {

@@ -1,3 +1,4 @@
+import CardTemplates
 import Foundation
 import Persistence
 import SQLite
@@ -104,13 +105,31 @@ extension DeckDocument {
     /// Streams: four ordered queries (notes, tags, cards, reviews) are walked side by side, so
     /// memory holds one note at a time whatever the size of the deck. Unsaved changes are not
     /// seen: save first.
-    /// - Throws: ``DeckError`` `corrupt` for a note whose fields are not a JSON array of strings;
-    ///   the store's error, or what `body` throws (which stops the walk).
-    public func forEachStoredNote(_ body: (StoredNote) throws -> Void) throws {
+    ///
+    /// With `verifyingValues`, every row of `Note`, `Card` and `Review` is held to the value
+    /// rules first, as ``verifyValues(_:)`` holds them (the same refusal, ``DeckError``
+    /// `corrupt`, naming the row and column), but checked in Swift as the rows are read: the
+    /// rules in SQL cost an export of 100,000 cards more than a third of its time. A row that
+    /// looks wrong to those checks (stricter than the rules where a value is unusual: a JSON
+    /// object other than `{}`) has the rules run in SQL over the three tables, which decide;
+    /// rows the walk does not reach (cards without a note) are checked by SQL too. A refusal may
+    /// come after `body` has seen earlier notes.
+    /// - Throws: ``DeckError`` `corrupt` for a note whose fields are not a JSON array of strings
+    ///   or, with `verifyingValues`, a value that breaks a rule; the store's error, or what
+    ///   `body` throws (which stops the walk).
+    public func forEachStoredNote(verifyingValues: Bool = false, _ body: (StoredNote) throws -> Void) throws {
         try requireOpen()
         try container.withDatabase(for: Note.self) { db in
+            // Checked by the rules in SQL once something looks wrong (then nothing more is screened).
+            var verified = !verifyingValues
+            func verify() throws {
+                guard !verified else { return }
+                try DeckStoreV2.verifyValues(db, deck: url, tables: ["Note", "Card", "Review"])
+                verified = true
+            }
+            var cardsSeen = 0, reviewsSeen = 0
             let notes = try db.prepare("""
-                SELECT "pk", "guid", "noteType", "fields", "created", "modified", "ankiID" FROM "Note" ORDER BY "pk"
+                SELECT "pk", "guid", "noteType", "fields", "created", "modified", "ankiID", "sortText" FROM "Note" ORDER BY "pk"
                 """)
             let tags = try db.prepare("""
                 SELECT j."source", t."name" FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" ORDER BY j."source", t."name"
@@ -131,7 +150,9 @@ extension DeckDocument {
             func optionalInt(_ s: Statement, _ i: Int32) -> Int64? { s.isNull(at: i) ? nil : s.int64(at: i) }
             while try notes.step() {
                 let pk = notes.int64(at: 0)
-                guard notes.isText(at: 3), let fields = JSONStringArray.parse(notes.string(at: 3)) else {
+                let parsed = notes.isText(at: 3) ? JSONStringArray.parse(notes.string(at: 3)) : nil
+                if !verified, parsed == nil || !StoredValueScreen.note(notes) { try verify() }
+                guard let fields = parsed else {
                     throw DeckError(path: storeURL.path, reason: "note \(pk): fields is not a JSON array of strings", kind: .corrupt)
                 }
                 var note = StoredNote(pk: pk, guid: notes.string(at: 1), noteTypeKey: notes.int64(at: 2), fields: fields,
@@ -148,6 +169,8 @@ extension DeckDocument {
                 while hasReview, reviews.int64(at: 0) < pk { hasReview = try reviews.step() }
                 while hasCard, cards.int64(at: 0) == pk {
                     let s = cards
+                    cardsSeen += 1
+                    if !verified, !StoredValueScreen.card(s) { try verify() }
                     let card = StoredCard(
                         pk: s.int64(at: 1), ordinal: Int(s.int64(at: 2)), deckKey: s.int64(at: 3), originalDeckKey: optionalInt(s, 4),
                         type: Int(s.int64(at: 5)), queue: Int(s.int64(at: 6)), due: s.int64(at: 7), interval: Int(s.int64(at: 8)),
@@ -163,6 +186,8 @@ extension DeckDocument {
                 }
                 while hasReview, reviews.int64(at: 0) == pk {
                     let s = reviews
+                    reviewsSeen += 1
+                    if !verified, !StoredValueScreen.review(s) { try verify() }
                     let cardKey = s.int64(at: 1)
                     let review = StoredReview(pk: s.int64(at: 2), time: s.int64(at: 3), rating: Int(s.int64(at: 4)),
                                               interval: Int(s.int64(at: 5)), lastInterval: Int(s.int64(at: 6)),
@@ -173,7 +198,69 @@ extension DeckDocument {
                 }
                 try body(note)
             }
+            // Cards and reviews the walk did not reach (no note, or a note that is not there).
+            if !verified {
+                let cardRows = try db.scalar("SELECT count(*) FROM \"Card\"", as: Int64.self) ?? 0
+                let reviewRows = try db.scalar("SELECT count(*) FROM \"Review\"", as: Int64.self) ?? 0
+                if cardRows != cardsSeen || reviewRows != reviewsSeen { try verify() }
+            }
         }
+    }
+}
+
+/// The value rules of `Note`, `Card` and `Review` (``DeckStoreV2/columnRules``) checked in Swift
+/// on the rows ``DeckDocument/forEachStoredNote(verifyingValues:_:)`` reads, by their columns
+/// there. Each check passes only values the rule passes; it may fail some that the rule passes
+/// (JSON objects other than `{}`), which the rules in SQL then decide.
+enum StoredValueScreen {
+    static let secondsRange: Int64 = 253_402_300_800
+    static let dates: ClosedRange<Double> = -62_135_596_800...253_402_300_800
+
+    @inline(__always) static func integer(_ s: Statement, _ i: Int32, _ range: ClosedRange<Int64>) -> Bool {
+        s.isInteger(at: i) && range.contains(s.int64(at: i))
+    }
+    @inline(__always) static func optionalInteger(_ s: Statement, _ i: Int32, _ range: ClosedRange<Int64> = Int64.min...Int64.max) -> Bool {
+        s.isNull(at: i) || integer(s, i, range)
+    }
+    @inline(__always) static func date(_ s: Statement, _ i: Int32) -> Bool { s.isNumber(at: i) && dates.contains(s.double(at: i)) }
+    @inline(__always) static func optionalNumber(_ s: Statement, _ i: Int32) -> Bool { s.isNull(at: i) || s.isNumber(at: i) }
+    /// `{}` (or, where allowed, `""`): the JSON objects nearly every row holds; anything else goes to SQL.
+    @inline(__always) static func plainObject(_ s: Statement, _ i: Int32, orEmpty: Bool) -> Bool {
+        guard s.isText(at: i) else { return false }
+        return s.withUTF8(at: i) { bytes in
+            (bytes.count == 2 && bytes[0] == 0x7B && bytes[1] == 0x7D) || (orEmpty && bytes.isEmpty)
+        }
+    }
+
+    /// `SELECT "pk", "guid", "noteType", "fields", "created", "modified", "ankiID", "sortText"`
+    /// (`fields` is checked by its parse).
+    static func note(_ s: Statement) -> Bool {
+        guard s.isText(at: 1), s.isText(at: 7), date(s, 4), date(s, 5), optionalInteger(s, 6) else { return false }
+        return s.withUTF8(at: 1) { guid in (1...64).contains(guid.count) && guid.allSatisfy { (0x21...0x7E).contains($0) } }
+    }
+
+    /// The card columns of ``DeckDocument/forEachStoredNote(verifyingValues:_:)``'s card query.
+    static func card(_ s: Statement) -> Bool {
+        let counts: ClosedRange<Int64> = 0...Int64(Int32.max)
+        return integer(s, 2, 0...Int64(NoteLayout.maximumClozeOrdinal))
+            && integer(s, 5, 0...3) && integer(s, 6, -3...4)
+            && integer(s, 7, -secondsRange...secondsRange) && integer(s, 13, -secondsRange...secondsRange)
+            && integer(s, 8, counts) && integer(s, 10, counts) && integer(s, 11, counts)
+            && integer(s, 12, 0...Int64.max) && integer(s, 9, 0...100_000) && integer(s, 14, 0...7)
+            && optionalNumber(s, 15) && optionalNumber(s, 18)
+            && (s.isNull(at: 16) || (s.isNumber(at: 16) && (1.0...10.0).contains(s.double(at: 16))))
+            && (s.isNull(at: 17) || (s.isNumber(at: 17) && s.double(at: 17) > 0 && s.double(at: 17) < 1))
+            && optionalInteger(s, 19, -secondsRange...secondsRange) && optionalInteger(s, 20, 0...Int64.max)
+            && plainObject(s, 21, orEmpty: true) && date(s, 22) && date(s, 23) && optionalInteger(s, 24)
+            && plainObject(s, 25, orEmpty: false)
+    }
+
+    /// The review columns of the review query (`note, card, pk, time, rating, interval, lastInterval, easeFactor, duration, kind, ankiID`).
+    static func review(_ s: Statement) -> Bool {
+        let int32: ClosedRange<Int64> = Int64(Int32.min)...Int64(Int32.max)
+        return integer(s, 3, -secondsRange * 1000...secondsRange * 1000) && integer(s, 4, 0...4)
+            && integer(s, 5, int32) && integer(s, 6, int32) && integer(s, 7, 0...100_000)
+            && integer(s, 8, 0...86_400_000) && integer(s, 9, 0...5) && optionalInteger(s, 10)
     }
 }
 

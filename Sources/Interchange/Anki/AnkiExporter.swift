@@ -46,10 +46,11 @@ public struct AnkiExporter: Sendable {
     /// Writes the saved contents of `document` to `url`.
     /// - Throws: `AnkiError` when the package can't be written (nothing is left at `url`);
     ///   `DeckError` when the store can't be read or holds what Anki can't take (a note whose
-    ///   type is missing) or a value outside its column's range (refused before anything is written).
+    ///   type is missing) or a value outside its column's range (nothing is left at `url` then).
     @discardableResult
     public func export(_ document: DeckDocument, to url: URL) throws -> AnkiExportReport {
-        try document.verifyValues()
+        // The settings now; notes, cards and reviews as they are read (forEachStoredNote).
+        try document.verifyValues(.settings)
         let info = try document.deckInfo()
         var options = options
         if let info { options.creationTime = info.dayZero }
@@ -97,7 +98,7 @@ public struct AnkiExporter: Sendable {
         // Note types: in an .apkg those notes use (as Anki exports them); in a .colpkg every one,
         // those in use first (a later type whose name is taken is renamed, as Anki does).
         var noteTypeIDs: [Int64: (id: Int64, fieldCount: Int)] = [:]
-        let inUse = Set(try document.noteTypeSummaries().filter { $0.notes > 0 }.map(\.id))
+        let inUse = try document.noteTypeKeysInUse()
         let types = try document.noteTypes()
         let written = options.format.isCollectionPackage
             ? types.filter { inUse.contains($0.persistentModelID.primaryKey) } + types.filter { !inUse.contains($0.persistentModelID.primaryKey) }
@@ -125,7 +126,7 @@ public struct AnkiExporter: Sendable {
         // Notes, their cards and the cards' reviews.
         var noteIDs = StableIDs(), cardIDs = StableIDs()
         var reviewIDs: Set<Int64> = []
-        try document.forEachStoredNote { note in
+        try document.forEachStoredNote(verifyingValues: true) { note in
             guard let type = noteTypeIDs[note.noteTypeKey] else {
                 throw DeckError(path: document.storeURL.path, reason: "note \(note.pk) has no note type", kind: .corrupt)
             }
