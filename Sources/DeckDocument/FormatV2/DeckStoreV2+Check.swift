@@ -106,8 +106,8 @@ extension DeckStoreV2 {
     /// the row keeps every rule, else the name of the first column that breaks one. Readers add
     /// it to the statements they read rows with, so a store edited outside SampleDeck is refused
     /// (``valueError(_:deck:table:key:column:)``) by the rules `check` applies, as rows arrive.
-    static func firstInvalidColumn(of table: String, alias: String) -> String {
-        let cases = columnRules.filter { $0.table == table }.map { rule in
+    static func firstInvalidColumn(of table: String, alias: String, except excluded: Set<String> = []) -> String {
+        let cases = columnRules.filter { $0.table == table && !excluded.contains($0.column) }.map { rule in
             let condition = rule.valid.replacing("%c", with: "\(alias).\(quoteIdentifier(rule.column))")
             return "WHEN NOT coalesce(\(condition), 0) THEN '\(rule.column)'"
         }

@@ -160,9 +160,12 @@ extension DeckDocument {
         }
     }
 
-    /// The columns of a ``CardRow``; tag names joined by U+001F (a tag never holds it).
+    /// The columns of a ``CardRow``; tag names joined by U+001F (a tag never holds it). The
+    /// note's fields come as stored (JSON), front and back taken out by ``row(_:_:details:)``:
+    /// SQLite 3.40 parses the JSON again for each `json_valid`, `json_type` and `json_extract`,
+    /// eight times a row, which was most of a listing's time.
     static let rowColumns = """
-        c."pk", \(CardFilterTranslator.kindExpression), \(CardFilterTranslator.frontExpression), \(CardFilterTranslator.backExpression), \
+        c."pk", \(CardFilterTranslator.kindExpression), n."fields", NULL, \
         (SELECT group_concat(x, char(31)) FROM (SELECT t."name" AS x FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" \
         WHERE j."source" = n."pk" ORDER BY t."name")), n."created", n."modified"
         """
@@ -170,8 +173,11 @@ extension DeckDocument {
     /// The columns that check a row's values, after the others (``rowColumns``, and
     /// ``detailColumns`` when read): the note's key, the first column of the note and of the
     /// card that breaks a value rule of `check` (NULL when none does), the note type's key.
+    ///
+    /// The note's `fields` rule is left to ``row(_:_:details:)``, which parses them: a note whose
+    /// fields it can't read as a JSON array of strings is checked by ``checkedFields(ofNote:_:)``.
     static let checkColumns = """
-        n."pk", \(DeckStoreV2.firstInvalidColumn(of: "Note", alias: "n")), \(DeckStoreV2.firstInvalidColumn(of: "Card", alias: "c")), t0."pk"
+        n."pk", \(DeckStoreV2.firstInvalidColumn(of: "Note", alias: "n", except: ["fields"])), \(DeckStoreV2.firstInvalidColumn(of: "Card", alias: "c")), t0."pk"
         """
 
     /// The columns of ``CardDetails``, after ``rowColumns`` (indexes 7 to 19).
@@ -219,18 +225,43 @@ extension DeckDocument {
         if !statement.isText(at: 1) || CardKind(rawValue: statement.string(at: 1)) == nil {
             throw DeckStoreV2.valueError(db, deck: url, table: "NoteType", key: statement.int64(at: first + 3), column: "kind")
         }
-        if !statement.isText(at: 2) || !statement.isText(at: 3) {
-            throw DeckError(path: url.path, reason: "Note \(statement.int64(at: first)).fields: not a JSON array of strings", kind: .corrupt)
-        }
+    }
+
+    /// The front and back of a note whose fields the fast reader refused, by the SQL rules: the
+    /// refusal of a value rule of the note (`check`'s words), nil when its first two values are
+    /// not text, else the two values (a valid array of other values beyond them).
+    private func checkedFields(ofNote key: Int64, _ db: Database) throws -> (String, String)? {
+        let rule = DeckStoreV2.firstInvalidColumn(of: "Note", alias: "n")
+        let rows = try db.rows("SELECT \(rule), \(CardFilterTranslator.frontExpression), \(CardFilterTranslator.backExpression) FROM \"Note\" n WHERE n.\"pk\" = ?",
+                               [.integer(key)])
+        guard let row = rows.first, row.count == 3 else { throw DeckError(path: url.path, reason: "no note \(key)", kind: .corrupt) }
+        if case .text(let column) = row[0] { throw DeckStoreV2.valueError(db, deck: url, table: "Note", key: key, column: column) }
+        guard case .text(let front) = row[1], case .text(let back) = row[2] else { return nil }
+        return (front, back)
     }
 
     private func row(_ statement: Statement, _ db: Database, details: Bool = false) throws -> CardRow {
-        try checkValues(statement, db, first: details ? 20 : 7)
+        let first: Int32 = details ? 20 : 7
+        // The fields first: a note whose fields break their rule is refused as `check` words it,
+        // before a later column of the note (the rules' order: guid, fields, …).
+        let fields = statement.isText(at: 2) ? JSONStringArray.parse(statement.string(at: 2)) : nil
+        let (front, back): (String, String)
+        if let fields {
+            try checkValues(statement, db, first: first)
+            (front, back) = (fields.first ?? "", fields.count > 1 ? fields[1] : "")
+        } else {
+            let checked = try checkedFields(ofNote: statement.int64(at: first), db)
+            try checkValues(statement, db, first: first)
+            guard let checked else {
+                throw DeckError(path: url.path, reason: "Note \(statement.int64(at: first)).fields: not a JSON array of strings", kind: .corrupt)
+            }
+            (front, back) = checked
+        }
         let tags: [String] = statement.withUTF8(at: 4) { bytes in
             bytes.isEmpty ? [] : bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
         }
-        return CardRow(id: statement.int64(at: 0), kind: statement.string(at: 1), front: statement.string(at: 2),
-                       back: statement.string(at: 3), tags: tags,
+        return CardRow(id: statement.int64(at: 0), kind: statement.string(at: 1), front: front,
+                       back: back, tags: tags,
                        created: Date(timeIntervalSince1970: statement.double(at: 5)),
                        modified: Date(timeIntervalSince1970: statement.double(at: 6)),
                        details: details ? Self.details(statement) : nil)
