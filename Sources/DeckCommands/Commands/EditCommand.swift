@@ -82,10 +82,12 @@ struct EditCommand: ParsableCommand {
             let expression = try ErrorMapping.run { try FilterParser.parse(filter ?? "") }
             return try document.noteIDs(where: expression)
         }
-        let planned = try store.perform { try $0.editNotes(ids: noteIDs, edit, dryRun: true) }
-        if confirmation.dryRun { return report(planned, matched: noteIDs.count, dryRun: true) }
-        try confirmation.confirm(planned.count, noun: "note", verb: "changed")
-        let changes = try store.change { try $0.editNotes(ids: noteIDs, edit) }
+        // One plan, read by SQL: shown (--dry-run), confirmed, then written as it is.
+        let plan = try store.perform { try $0.planEdit(ids: noteIDs, edit) }
+        if confirmation.dryRun { return report(plan.changes, matched: noteIDs.count, dryRun: true) }
+        try confirmation.confirm(plan.changes.count, noun: "note", verb: "changed")
+        try store.perform { try $0.applyEdit(plan) }
+        let changes = plan.changes
         if let cardID, filter == nil {
             // One card: the note as it is now (the classic output).
             guard let updated = try store.card(id: cardID) else { throw DeckFailure(.notFound, path: deck, reason: "no card with id \(cardID)") }
