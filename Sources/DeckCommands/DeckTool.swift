@@ -89,6 +89,13 @@ public struct DeckTool: ParsableCommand {
         CleanupRegistry.installSignalHandlers()
         // SQLite's own temporary files go to a registered private folder (removed on a signal).
         SQLiteScratch.install()
+        // This executable may start a background `deck search --index` (in-process runs never do).
+        // Without /proc the searches read the notes until something indexes them.
+        do {
+            BackgroundIndexing.executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        } catch {
+            BackgroundIndexing.executable = nil
+        }
         await main()
     }
 

@@ -10,7 +10,7 @@ enum EditBench {
         let template = scratch.file("edit-template.sampledeck")
         CLIBench.remove(template)
         try FileManager.default.copyItem(at: source, to: template)
-        _ = try ChildProcess.deck(["search", template.path, "number"] + ["--limit", "1"])
+        _ = try ChildProcess.deck(["search", template.path, "--index", "--quiet"])
         let deck = scratch.file("edit.sampledeck")
         let store = deck.appendingPathComponent(DeckManifest.defaultStoreName).path
         let filter = "note <= \(notes)"

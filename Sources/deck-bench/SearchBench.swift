@@ -20,6 +20,7 @@ enum SearchBench {
         let word = rareWord(cards: cards)
         let ours = [ChildProcess.deckTool, "search", deck.path, word]
         var samples: [Sample] = []
+        var indexing: [Double] = []
         for _ in 0..<max(runs, 1) {
             CLIBench.remove(deck)
             try ChildProcess.deck(["create", deck.path, "--quiet"])
@@ -27,6 +28,10 @@ enum SearchBench {
             let result = try ChildProcess.run(ours[0], Array(ours.dropFirst()))
             guard result.stdout.contains("number \(word)") else { throw BenchError("deck search \(word) printed \(result.stdout.prefix(300))") }
             samples.append(result.sample)
+            // The search read the notes and started a background `deck search --index`; this one
+            // waits for its lock and indexes what is left, so the deck is complete (and no
+            // indexer is left running) before the next run or row.
+            indexing.append(try ChildProcess.run(ChildProcess.deckTool, ["search", deck.path, "--index", "--wait", "600"]).sample.wall)
         }
         let wall = median(samples.map(\.wall))
         var m = Measurement(name: "first deck search after importing \(cards) cards", ours_s: wall, reference_s: 1, ratio: wall / 1,
@@ -37,7 +42,7 @@ enum SearchBench {
         m.bar_text = "< 1 s"
         m.judged_on = .wall
         m.reference_name = "the bar itself (1 s)"
-        m.note = "Each run imports the \(cards)-row CSV into a new deck (not timed: the import leaves the notes out of the search index), then times the whole `deck search` command, which indexes them and saves the index. Median wall clock; the peak is the highest of the runs."
+        m.note = "Each run imports the \(cards)-row CSV into a new deck (not timed: the import leaves the notes out of the search index), then times the whole `deck search` command, which reads every note instead of indexing them and starts a background `deck search --index`. Median wall clock; the peak is the highest of the runs. Afterwards `deck search --index` (waiting for the background one) finished the index \(String(format: "%.2f", median(indexing))) s later (wall, median)."
         m.command = "deck create d.sampledeck && deck import d.sampledeck cards.csv && " + shellCommand(ours)
         return (m, deck)
     }

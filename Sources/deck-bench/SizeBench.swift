@@ -32,8 +32,8 @@ enum SizeBench {
         _ = try ChildProcess.deck(["import", deck.path, data.csv.path, "--quiet", "--no-progress"])
         let store = deck.appendingPathComponent("Deck.sqlite")
         let imported = try size(of: store)
-        // The first search builds the full-text index a bulk import defers (Anki keeps none).
-        _ = try ChildProcess.deck(["search", deck.path, "number", "--limit", "1", "--quiet"])
+        // The full-text index a bulk import defers (Anki keeps none), built as a search would.
+        _ = try ChildProcess.deck(["search", deck.path, "--index", "--quiet"])
         let indexed = try size(of: store)
         let anki = try ChildProcess.run("python3", ["-c", ankiScript, data.csv.path, collection.path])
         guard let ankiBytes = Double(anki.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -101,4 +101,17 @@ import Testing
         #expect(await play.inProcess("rm", deck, "--where", "tag = modal", "--yes").stdout == "removed 3 cards\n")
         #expect(await play.inProcess("rm", deck, "1", "2").stdout == "removed 2 cards\n", "identifiers need no --yes")
     }
+
+    @Test func searchIndexCatchesUpAnImportAndSearchesNothing() async throws {
+        let (play, deck) = try await french()
+        let indexed = await play.inProcess("search", deck, "--index")
+        #expect(indexed.status == 0 && indexed.stdout.isEmpty && indexed.stderr.isEmpty, "\(indexed)")
+        #expect(await play.inProcess("search", deck, "--index").status == 0, "nothing left: still fine")
+        #expect(await play.inProcess("search", deck, "etre", "--format", "tsv").stdout.contains("être"))
+        let both = await play.inProcess("search", deck, "etre", "--index")
+        #expect(both.status == 64 && both.stderr.contains("--index searches nothing"))
+        let neither = await play.inProcess("search", deck)
+        #expect(neither.status == 64 && neither.stderr.contains("give the text to look for"))
+        #expect(await play.inProcess("check", deck).status == 0)
+    }
 }

@@ -1,6 +1,8 @@
 import ArgumentParsing
+import DeckDocument
+import Foundation
 
-/// `deck search <deck> <text> [--limit <n>] [--format table|tsv|json]`
+/// `deck search <deck> <text> [--limit <n>] [--format table|tsv|json]`, `deck search <deck> --index`
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -8,32 +10,95 @@ struct SearchCommand: ParsableCommand {
         discussion: """
             'cafe' finds 'Café', and each word matches as a prefix ('conj' finds 'conjugaison'). The best matches come first \
             (SQLite FTS5's bm25 ranking). Exits 1 when nothing matches. \
-            With --quiet nothing is printed and the exit status alone says whether anything matched. 'deck import' leaves the cards it adds out of the search index, so the first search after an import indexes \
-            them (about 0.2 s per 100,000 cards) and saves the index; while another process has the deck open for \
-            writing, a search indexes them in memory instead, each time, until a writer catches up.
+            With --quiet nothing is printed and the exit status alone says whether anything matched. 'deck import' leaves the cards it adds out of the search index. \
+            When few are left out, a search indexes them first (about 0.3 s per 100,000 cards) and saves the index (while another \
+            process has the deck open for writing, it indexes them in memory instead, each time, until a writer catches up). When many \
+            are (more than 50,000 and an eighth of the deck: a large import), a search reads every note instead, finding the same \
+            cards in the same order (about 0.3 s per million notes), and starts a 'deck search --index' of its own in the background, \
+            after which searches use the index again. --index brings the index up to date now and prints nothing.
             """,
-        examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre")])
+        examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre"),
+                   .init("Index a large import's cards now rather than in the background.", command: "deck search Big.sampledeck --index")])
 
     @Argument(help: ArgumentHelp("The deck to search.", valueName: "deck")) var deck: String
-    @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String
+    @Argument(help: ArgumentHelp("The text to look for (not with --index).", valueName: "text")) var text: String?
     @Option(help: ArgumentHelp("At most this many cards.", valueName: "n")) var limit: Int?
     @Option(help: "The output format.") var format: CardFormat = .table
+    @Flag(help: "Index the cards an import left out of the search index, then exit (a part at a time: other writers get the deck in between); searches nothing.")
+    var index = false
     @OptionGroup var output: OutputOptions
+    @OptionGroup var waiting: WaitOptions
 
     init() {}
 
+    /// Notes `--index` indexes per transaction (about 0.3 s each): the deck's lock is let go
+    /// between them, so a writer waiting for it gets in.
+    static let notesPerTransaction = 100_000
+
     mutating func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be zero or more") }
+        if index, text != nil { throw ValidationError("--index searches nothing: give no text with it") }
+        if !index, text == nil { throw ValidationError("give the text to look for") }
     }
 
     mutating func run() async throws {
+        if index { return try updateIndex() }
+        let text = text ?? ""
         var store = try OpenDeck.open(at: deck, readOnly: true)
-        // Cards a bulk import left unindexed: index them for good when the deck can be opened
-        // for writing (otherwise the read-only search indexes them in memory, every time).
-        if store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
+        // Many cards a large import left unindexed: read the notes (no write needed), and have a
+        // process of its own index them. A few: index them for good when the deck can be opened for
+        // writing (otherwise the read-only search indexes them in memory, every time).
+        let readsNotes = try store.perform { try $0.searchReadsNotesInstead() }
+        if !readsNotes, store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
         var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet)
         try store.forEachSearchResult(text, limit: limit) { try stream.add($0) }
         try stream.finish()
+        if readsNotes, !store.isArchive { BackgroundIndexing.start(deck: deck) }
         if stream.count == 0 { throw ExitCode.failure }
+    }
+
+    /// `--index`: the catch-up, a transaction at a time, the deck opened for each; a progress
+    /// bar on a terminal.
+    func updateIndex() throws {
+        var progress: ProgressBar?
+        var total: Int64 = 0
+        defer { progress?.finish() }
+        while true {
+            let store = try OpenDeck.open(at: deck, readOnly: false, wait: waiting.policy)
+            if progress == nil {
+                total = try store.perform { try $0.unindexedNoteEstimate() }
+                progress = ProgressBar(total: Int(clamping: total), label: "Indexing", unit: .count("note", "notes"),
+                                       isEnabled: !output.quiet && !output.noProgress)
+            }
+            let more = try store.perform { try $0.updateSearchIndex(notesPerTransaction: Self.notesPerTransaction) }
+            let left = try store.perform { try $0.unindexedNoteEstimate() }
+            progress?.update(completed: Int(clamping: max(total - left, 0)))
+            try store.close()
+            guard more else { return }
+            // A writer polling for the lock (every 100 ms at most) gets it now.
+            usleep(150_000)
+        }
+    }
+}
+
+/// The background `deck search --index` a search starts after reading the notes of a large
+/// import, so the next searches use the index. Only the `deck` executable starts one
+/// (``DeckTool/runAsProcess()`` names it); commands run in-process never do.
+enum BackgroundIndexing {
+    /// The `deck` executable to run, nil in-process.
+    nonisolated(unsafe) static var executable: String?
+
+    /// Starts `deck search <deck> --index` detached from this process's output (its standard
+    /// streams are /dev/null; it waits up to a minute for another writer). Best effort: when it
+    /// can't start, or fails, the cards stay unindexed and the next search reads the notes again.
+    static func start(deck: String) {
+        guard let executable else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["search", deck, "--index", "--quiet", "--wait", "60"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return }
     }
 }

@@ -198,6 +198,17 @@ final class OpenDeck {
         try mapping(path) { try document.replaceStore(withContentsOf: other.document) }
     }
 
+    /// Closes the deck (saving what is pending, letting the write lock go); the deck can't be used after.
+    func close() throws {
+        try mapping(path) { try document.close() }
+    }
+
+    /// Whether the deck was opened from an archive (a private copy, read-only).
+    var isArchive: Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
     /// Saves what is pending in the deck's context.
     func saveChanges() throws {
         try mapping(path) { try document.save() }

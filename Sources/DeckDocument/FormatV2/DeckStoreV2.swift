@@ -142,10 +142,10 @@ public enum DeckStoreV2 {
 
     /// Writes the index rows of the notes whose key is above `key` into `table`.
     @discardableResult
-    static func indexNotes(after key: Int64, into table: String, _ db: Database) throws -> Int {
+    static func indexNotes(after key: Int64, through last: Int64 = .max, into table: String, _ db: Database) throws -> Int {
         let insert = try db.prepare("INSERT INTO \(table)(rowid, fields, tags) VALUES (?, ?, ?)")
-        let notes = try db.prepare("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM main.\"Note\" n WHERE n.\"pk\" > ? ORDER BY n.\"pk\"")
-        try notes.bind([.integer(key)])
+        let notes = try db.prepare("SELECT n.\"pk\", n.\"fields\", \(tagsOfNoteSQL) FROM main.\"Note\" n WHERE n.\"pk\" > ? AND n.\"pk\" <= ? ORDER BY n.\"pk\"")
+        try notes.bind([.integer(key), .integer(last)])
         var indexed = 0
         while try notes.step() {
             let pk = notes.int64(at: 0)
@@ -175,15 +175,26 @@ public enum DeckStoreV2 {
 
     /// Brings the index up to date when a bulk import deferred it: in one transaction, drops
     /// the index rows above the marker, indexes every note above it, and removes the marker.
+    ///
+    /// With `limit`, at most that many notes (the lowest keys above the marker) are indexed and
+    /// the marker moves past them; call again until it returns 0.
     @discardableResult
-    static func catchUp(_ db: Database) throws -> Int {
+    static func catchUp(_ db: Database, limit: Int? = nil) throws -> Int {
         guard try indexedThrough(db) != nil else { return 0 }
         return try db.transaction(.immediate) {
             guard let through = try indexedThrough(db) else { return 0 }
-            try db.execute("DELETE FROM \"NoteSearch\" WHERE rowid > ?", [.integer(through)])
+            // The key of the limit-th note above the marker; nil: fewer are left, index them all.
+            let last = try limit.flatMap { limit in
+                try db.scalar(#"SELECT "pk" FROM main."Note" WHERE "pk" > ? ORDER BY "pk" LIMIT 1 OFFSET ?"#,
+                              [.integer(through), .integer(Int64(max(limit, 1) - 1))], as: Int64.self)
+            }
+            try db.execute("DELETE FROM \"NoteSearch\" WHERE rowid > ? AND rowid <= ?", [.integer(through), .integer(last ?? .max)])
             // Counted as written: count(*) of an FTS5 table reads every row of its content.
-            let indexed = try indexNotes(after: through, into: "\"NoteSearch\"", db)
+            let indexed = try indexNotes(after: through, through: last ?? .max, into: "\"NoteSearch\"", db)
             try db.execute("DELETE FROM \"NoteSearchPending\"")
+            if let last, try db.scalar(#"SELECT 1 FROM main."Note" WHERE "pk" > ? LIMIT 1"#, [.integer(last)], as: Int64.self) != nil {
+                try db.execute("INSERT INTO \"NoteSearchPending\"(\"indexedThrough\") VALUES (?)", [.integer(last)])
+            }
             return indexed
         }
     }

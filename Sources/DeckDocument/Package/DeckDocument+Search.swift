@@ -13,7 +13,12 @@ extension DeckDocument {
     /// Cost: after a bulk import, the first search indexes the imported notes
     /// (``updateSearchIndex()``). A read-only document can't write that down: it indexes them
     /// into a temporary index of its own connection (once per change of the store) and searches
-    /// both, ranking each match within its own index.
+    /// both, ranking each match within its own index. When many notes are unindexed (more than
+    /// 50,000 and an eighth of the deck), any search reads every note instead (``SearchScan``:
+    /// the matches and order of the complete index, about 0.3 µs a note) and indexes nothing:
+    /// ``searchReadsNotesInstead()`` says so, and a writer then calls
+    /// ``updateSearchIndex(notesPerTransaction:)`` (`deck search` starts `deck search --index`
+    /// in the background).
     /// - Throws: ``DeckError`` `closed`; the store's error.
     public func search(_ text: String, limit: Int?) throws -> [CardRow] {
         var rows: [CardRow] = []
@@ -22,9 +27,27 @@ extension DeckDocument {
     }
 
     /// The keys of the first cards of the notes ``search(_:limit:)`` finds, best first.
-    func searchKeys(_ text: String, limit: Int?) throws -> [Int64] {
+    ///
+    /// `method` decides how: by default the index when it is complete or nearly (the notes it
+    /// lacks indexed first, for good when the document can write), else by reading every note
+    /// (``SearchScan``: same matches, same order).
+    func searchKeys(_ text: String, limit: Int?, method: SearchMethod? = nil) throws -> [Int64] {
         try requireOpen()
         guard let query = Self.ftsQuery(text) else { return [] }
+        let chosen = try method ?? (try searchReadsNotes() ? .readingNotes : .index)
+        if chosen == .readingNotes {
+            let words = Self.searchWords(text)
+            let path = storeURL.path
+            return try container.withDatabase(for: Note.self) { db in
+                try db.transaction(.deferred) {
+                    let notes = try SearchScan(words: words, db: db).noteKeys(limit: limit, db: db, path: path)
+                    guard !notes.isEmpty else { return [] }
+                    let list = SQLValue.text("[" + notes.map(String.init).joined(separator: ",") + "]")
+                    return try db.rows(#"SELECT (SELECT min(c."pk") FROM "Card" c WHERE c."note" = k."value") FROM json_each(?) k ORDER BY k."key""#, [list])
+                        .compactMap { if case .integer(let key)? = $0.first { key } else { nil } }
+                }
+            }
+        }
         if mode == .readWrite { try updateSearchIndex() }
         let firstCard = #"(SELECT min(c."pk") FROM "Card" c WHERE c."note" = s.rowid)"#
         let keys: [Int64] = try container.withDatabase(for: Note.self) { db in
@@ -67,13 +90,22 @@ extension DeckDocument {
     /// - Throws: ``DeckError`` `readOnly` when notes are pending in a read-only document;
     ///   the store's error.
     public func updateSearchIndex() throws {
+        _ = try updateSearchIndex(notesPerTransaction: nil)
+    }
+
+    /// ``updateSearchIndex()`` a part at a time: indexes at most `notesPerTransaction` of the
+    /// notes left out (the lowest keys) in one transaction, and returns whether some are still
+    /// left (call again: between calls other writers can get the deck). Nil: all at once.
+    /// - Throws: as ``updateSearchIndex()``.
+    public func updateSearchIndex(notesPerTransaction: Int?) throws -> Bool {
         try requireOpen()
-        try container.withDatabase(for: Note.self) { db in
-            guard try DeckStoreV2.indexedThrough(db) != nil else { return }
+        return try container.withDatabase(for: Note.self) { db in
+            guard try DeckStoreV2.indexedThrough(db) != nil else { return false }
             guard mode == .readWrite else {
                 throw DeckError(path: url.path, reason: "deck is open read-only", kind: .readOnly)
             }
-            try DeckStoreV2.catchUp(db)
+            try DeckStoreV2.catchUp(db, limit: notesPerTransaction)
+            return try DeckStoreV2.indexedThrough(db) != nil
         }
     }
 
@@ -95,12 +127,62 @@ extension DeckDocument {
         try db.execute("INSERT INTO temp.\"NoteSearchPendingState\" VALUES (?, ?)", [.integer(through), .integer(version)])
     }
 
-    /// The FTS5 query for user text: each word quoted and marked as a prefix, all required.
-    static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init).filter { word in
+    /// The words of user text a search looks for: split at white space, those holding a letter or digit.
+    static func searchWords(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0.isWhitespace }).map(String.init).filter { word in
             word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) }
         }
+    }
+
+    /// The FTS5 query for user text: each word quoted and marked as a prefix, all required.
+    static func ftsQuery(_ text: String) -> String? {
+        let words = searchWords(text)
         guard !words.isEmpty else { return nil }
         return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+    }
+
+    /// How a search finds its notes.
+    enum SearchMethod: Sendable {
+        /// The FTS5 index (the notes it lacks indexed first).
+        case index
+        /// Every note read and matched as the index would (``SearchScan``).
+        case readingNotes
+    }
+
+    /// Notes a search reads instead of indexing them first: at least this many unindexed…
+    static let readingNotesThreshold: Int64 = 50_000
+
+    /// Whether a search reads the notes rather than the index: when more than
+    /// ``readingNotesThreshold`` notes and an eighth of the deck's keys are not indexed (after a
+    /// large import), reading every note (about 0.3 µs a note) costs less than indexing them
+    /// (FTS5: several µs a note), and the answer comes before the index is complete.
+    func searchReadsNotes() throws -> Bool {
+        try container.withDatabase(for: Note.self) { db in
+            guard let through = try DeckStoreV2.indexedThrough(db) else { return false }
+            let top = try db.scalar(#"SELECT max("pk") FROM main."Note""#, as: Int64.self) ?? 0
+            let pending = top - through
+            return pending >= Self.readingNotesThreshold && pending >= top / 8
+        }
+    }
+
+    /// Roughly how many notes are not in the search index yet (keys above the index's
+    /// marker), 0 when it is complete.
+    /// - Throws: ``DeckError`` `closed`; the store's error.
+    public func unindexedNoteEstimate() throws -> Int64 {
+        try requireOpen()
+        return try container.withDatabase(for: Note.self) { db in
+            guard let through = try DeckStoreV2.indexedThrough(db) else { return 0 }
+            let top = try db.scalar(#"SELECT max("pk") FROM main."Note""#, as: Int64.self) ?? 0
+            return max(top - through, 0)
+        }
+    }
+
+    /// Whether a search of this deck now reads its notes instead of the index (many notes
+    /// unindexed: see ``search(_:limit:)``); a writer then does well to index them
+    /// (``updateSearchIndex(notesPerTransaction:)``) in the background.
+    /// - Throws: ``DeckError`` `closed`; the store's error.
+    public func searchReadsNotesInstead() throws -> Bool {
+        try requireOpen()
+        return try searchReadsNotes()
     }
 }

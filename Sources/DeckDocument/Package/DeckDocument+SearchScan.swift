@@ -1,0 +1,198 @@
+import CardTemplates
+import Foundation
+import SQLite
+
+/// The tokens of one column of one note as the index stores them: one flat buffer of their
+/// bytes and where each ends.
+struct TokenList {
+    private(set) var bytes: [UInt8] = []
+    private(set) var ends: [Int] = []
+
+    var count: Int { ends.count }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ token: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: token)
+        ends.append(bytes.count)
+    }
+
+    mutating func append(_ other: TokenList) {
+        let base = bytes.count
+        bytes.append(contentsOf: other.bytes)
+        ends.append(contentsOf: other.ends.map { $0 + base })
+    }
+
+    /// How many times `phrase` (its tokens) occurs: at each position where the next tokens equal
+    /// its tokens, the last one as a prefix — FTS5's instances of the phrase `"…"*`.
+    func instances(of phrase: [[UInt8]]) -> Int {
+        let length = phrase.count
+        guard length > 0, count >= length else { return 0 }
+        return bytes.withUnsafeBufferPointer { all in
+            var found = 0
+            for start in 0...(count - length) {
+                var matches = true
+                for offset in 0..<length {
+                    let index = start + offset
+                    let low = index == 0 ? 0 : ends[index - 1]
+                    let token = UnsafeBufferPointer(rebasing: all[low..<ends[index]])
+                    let wanted = phrase[offset]
+                    let isLast = offset == length - 1
+                    if isLast ? token.count < wanted.count : token.count != wanted.count { matches = false; break }
+                    var same = true
+                    for position in wanted.indices where token[position] != wanted[position] {
+                        same = false
+                        break
+                    }
+                    if !same {
+                        matches = false
+                        break
+                    }
+                }
+                if matches { found += 1 }
+            }
+            return found
+        }
+    }
+}
+
+/// A full-text search answered by reading every note instead of the index: what
+/// ``DeckDocument/searchKeys(_:limit:)`` does while a large import's notes are not indexed yet
+/// (indexing a million notes costs FTS5 seconds; reading them, a fraction of one).
+///
+/// It finds what the index would find once complete, in the same order: the notes are split
+/// into tokens by FTS5's own tokenizer (`unicode61 remove_diacritics 2`, as the index is made),
+/// each word of the query matches as FTS5 matches the phrase `"word"*` (its tokens in a row in
+/// one column, the last as a prefix), every word must match, and matches are ranked by `bm25`
+/// as FTS5 computes it (k1 = 1.2, b = 0.75; every note counted, its fields and tags), then by key.
+/// One difference remains: a word of several tokens spanning two tags matches here with the tags
+/// in key order, in the index in the order they were written.
+struct SearchScan {
+    /// The tokens of each word of the query (a word without any is no condition, as in FTS5).
+    let phrases: [[[UInt8]]]
+    let tokenizer: FTS5Tokenizer
+
+    init(words: [String], db: Database) throws {
+        let tokenizer = try db.fts5Tokenizer("unicode61", arguments: ["remove_diacritics", "2"])
+        self.tokenizer = tokenizer
+        phrases = try words.map { try tokenizer.tokens(of: $0) }
+    }
+
+    /// The keys of the matching notes, best first, at most `limit`.
+    /// - Throws: ``DeckError`` `corrupt` naming a note whose fields are not a JSON array of
+    ///   strings (the index's catch-up refuses it too); the store's error.
+    func noteKeys(limit: Int?, db: Database, path: String) throws -> [Int64] {
+        guard phrases.contains(where: { !$0.isEmpty }) else { return [] }
+        var tagTokens: [Int64: TokenList] = [:]
+        let tags = try db.prepare(#"SELECT "pk", "name" FROM main."Tag""#)
+        while try tags.step() {
+            var list = TokenList()
+            if tags.isText(at: 1) { try tags.withUTF8(at: 1) { try tokenizer.tokenize($0) { list.append($0) } } }
+            tagTokens[tags.int64(at: 0)] = list
+        }
+        let notes = try db.prepare(#"SELECT "pk", "fields" FROM main."Note" ORDER BY "pk""#)
+        let links = try db.prepare(#"SELECT "source", "target" FROM main."Note_tags" ORDER BY "source", "target""#)
+        var link: (source: Int64, target: Int64)? = try links.step() ? (links.int64(at: 0), links.int64(at: 1)) : nil
+        var fields = TokenList()
+        var tagList = TokenList()
+        var rows: Int64 = 0
+        var totalTokens: Int64 = 0
+        var hits = [Int64](repeating: 0, count: phrases.count)
+        var frequencies = [Int](repeating: 0, count: phrases.count)
+        var matched: [(key: Int64, size: Int, frequencies: [Int])] = []
+        while try notes.step() {
+            let key = notes.int64(at: 0)
+            fields.removeAll()
+            tagList.removeAll()
+            guard notes.isText(at: 1) else { throw Self.corrupt(key, path) }
+            let indexedRaw = try notes.withUTF8(at: 1) { raw -> Bool in
+                guard Self.rawIsIndexText(raw) else { return false }
+                try tokenizer.tokenize(raw) { fields.append($0) }
+                return true
+            }
+            if !indexedRaw {
+                guard let values = JSONStringArray.parse(notes.string(at: 1)) else { throw Self.corrupt(key, path) }
+                var text = DeckStoreV2.searchText(ofFields: values)
+                try text.withUTF8 { try tokenizer.tokenize($0) { fields.append($0) } }
+            }
+            while let current = link, current.source <= key {
+                if current.source == key, let tokens = tagTokens[current.target] { tagList.append(tokens) }
+                link = try links.step() ? (links.int64(at: 0), links.int64(at: 1)) : nil
+            }
+            rows += 1
+            let size = fields.count + tagList.count
+            totalTokens += Int64(size)
+            var all = true
+            for (index, phrase) in phrases.enumerated() {
+                guard !phrase.isEmpty else { frequencies[index] = 0; continue }
+                let count = fields.instances(of: phrase) + tagList.instances(of: phrase)
+                frequencies[index] = count
+                if count > 0 { hits[index] += 1 } else { all = false }
+            }
+            if all { matched.append((key, size, frequencies)) }
+        }
+        guard rows > 0, !matched.isEmpty else { return [] }
+        // FTS5's bm25 (fts5_aux.c), step for step, so equal scores tie as they do there.
+        let k1 = 1.2
+        let b = 0.75
+        let averageSize = Double(totalTokens) / Double(rows)
+        let idf = hits.map { hit -> Double in
+            let value = log((Double(rows - hit) + 0.5) / (Double(hit) + 0.5))
+            return value <= 0 ? 1e-6 : value
+        }
+        var scored: [(score: Double, key: Int64)] = matched.map { match in
+            var score = 0.0
+            let size = Double(match.size)
+            for index in phrases.indices {
+                let frequency = Double(match.frequencies[index])
+                score += idf[index] * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * size / averageSize)))
+            }
+            return (-1.0 * score, match.key)
+        }
+        scored.sort { $0.score != $1.score ? $0.score < $1.score : $0.key < $1.key }
+        let kept = limit.map { scored.prefix(max($0, 0)) } ?? scored[...]
+        return kept.map(\.key)
+    }
+
+    static func corrupt(_ key: Int64, _ path: String) -> DeckError {
+        DeckError(path: path, reason: "note \(key): fields is not a JSON array of strings", kind: .corrupt)
+    }
+
+    /// Whether the stored JSON of a note's fields splits into the same tokens as the text the
+    /// index holds for them (``DeckStoreV2/searchText(ofFields:)``), so it can be tokenized as
+    /// it is: a JSON array of strings without escapes, each field already plain text
+    /// (`FieldText.isPlainAlready`). Its brackets, quotes and commas separate tokens as the line
+    /// feeds between the fields do.
+    static func rawIsIndexText(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = raw.count
+        guard n >= 2, raw[0] == 0x5B, raw[n - 1] == 0x5D else { return false }
+        if n == 2 { return true }
+        var i = 1
+        while true {
+            guard i < n, raw[i] == 0x22 else { return false }
+            i += 1
+            let start = i
+            var previous: UInt8 = 0
+            while i < n, raw[i] != 0x22 {
+                switch raw[i] {
+                case 0x00..<0x20, 0x3C, 0x26, 0x5C, 0x7F: return false
+                case 0x20 where previous == 0x20: return false
+                case 0xA0 where previous == 0xC2: return false
+                default: previous = raw[i]
+                }
+                i += 1
+            }
+            guard i < n else { return false }
+            if i > start {
+                guard (0x21...0x7E).contains(raw[start]), (0x21...0x7E).contains(raw[i - 1]) else { return false }
+            }
+            i += 1
+            guard i < n else { return false }
+            if raw[i] == 0x2C { i += 1; continue }
+            return raw[i] == 0x5D && i == n - 1
+        }
+    }
+}

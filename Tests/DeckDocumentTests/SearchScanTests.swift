@@ -1,0 +1,116 @@
+import Foundation
+import Persistence
+import SQLite
+import Testing
+@testable import DeckDocument
+
+/// A search that reads the notes (while a large import's notes are not indexed) finds what the
+/// index finds once complete, in the same order: the same tokens, folding, prefixes and bm25.
+@Suite struct SearchScanTests {
+    /// Fields and tags that exercise the tokenizer: case, accents, HTML and entities, escapes in
+    /// the stored JSON, several tokens in one word, CJK, spacing the plain text changes.
+    static let notes: [(front: String, back: String, tags: [String])] = [
+        ("Café au lait", "coffee with milk", ["drinks", "Été"]),
+        ("être ou ne pas ÊTRE", "to be or not to be", ["verbs"]),
+        ("<b>caf</b>é crème", "a <i>cream</i> coffee<br>hot", ["drinks"]),
+        ("l&#39;arbre &amp; la forêt", "the tree &amp; the forest", []),
+        ("L'Arbre généalogique", "the family tree", ["trees::family"]),
+        ("front of card number 12", "back 12", ["n12"]),
+        ("front of card number 120", "back 120", ["n120"]),
+        ("x-y z", "a \"quoted\" back\\slash", ["x", "y"]),
+        ("日本語のテキスト", "Japanese text", ["日本"]),
+        ("Straße STRASSE strasse", "street", []),
+        ("  spaced   out  ", "tab\there\nnew line", []),
+        ("Ａｂｃ full width", "élan ELAN Élan", ["Élan"]),
+        ("", "only a back 12", []),
+        ("{{c1::Paris}} est en France", "", ["geo"]),
+    ]
+
+    static let queries = [
+        "cafe", "CAFÉ", "café", "caf", "etre", "être", "ÊTRE", "12", "1", "number 1", "front", "back", "l'arbre", "arbre",
+        "la forêt", "amp", "b", "img", "x-y", "x", "y z", "日本", "日本語", "strasse", "straße", "spaced out", "tab", "here",
+        "ａｂｃ", "abc", "elan", "élan", "drinks", "ete", "été", "trees", "family", "n12", "paris", "c1", "quoted", "slash",
+        "back\\slash", "milk coffee", "coffee", "the", "tree", "zzz", "12 zzz", "'''", "\u{301}", "12 \u{301}",
+    ]
+
+    /// A deck with the sample deck's 3 notes indexed, then `notes` and 150 numbered notes imported (not indexed).
+    static func deck(_ playground: Playground) throws -> DeckDocument {
+        let deck = try DeckDocument.open(at: try playground.sampleDeck())
+        try deck.bulkImport { session in
+            for note in notes {
+                try session.add(ImportedNote(kind: note.front.contains("{{c1::") ? .cloze : .basic, front: note.front, back: note.back),
+                                tags: note.tags)
+            }
+            for index in 0..<150 {
+                try session.add(ImportedNote(kind: .basic, front: "front of card number \(index)", back: index % 7 == 0 ? "back \(index) \(index)" : "back"),
+                                tags: index % 10 == 0 ? ["batch"] : [])
+            }
+        }
+        return deck
+    }
+
+    @Test func readingTheNotesFindsWhatTheIndexFindsInItsOrder() throws {
+        let playground = try Playground()
+        let deck = try Self.deck(playground)
+        defer { try? deck.close() }
+        #expect(try deck.hasPendingSearchIndex())
+        var scanned: [String: [Int64]] = [:]
+        for query in Self.queries {
+            for limit in [nil, 3] as [Int?] {
+                scanned["\(query)|\(limit ?? -1)"] = try deck.searchKeys(query, limit: limit, method: .readingNotes)
+            }
+        }
+        #expect(try deck.hasPendingSearchIndex(), "reading the notes indexes nothing")
+        try deck.updateSearchIndex()
+        #expect(try !deck.hasPendingSearchIndex())
+        var found = 0
+        for query in Self.queries {
+            for limit in [nil, 3] as [Int?] {
+                let indexed = try deck.searchKeys(query, limit: limit, method: .index)
+                #expect(scanned["\(query)|\(limit ?? -1)"] == indexed, "\(query) limit \(limit ?? -1)")
+                found += indexed.count
+            }
+        }
+        #expect(found > 300, "the queries find something")
+        // And on the complete index, reading the notes still agrees.
+        for query in ["12", "cafe", "front", "back"] {
+            #expect(try deck.searchKeys(query, limit: nil, method: .readingNotes) == deck.searchKeys(query, limit: nil, method: .index), "\(query)")
+        }
+    }
+
+    @Test func theIndexIsCaughtUpAPartAtATime() throws {
+        let playground = try Playground()
+        let deck = try Self.deck(playground)
+        defer { try? deck.close() }
+        let pending = try deck.unindexedNoteEstimate()
+        #expect(pending == Int64(Self.notes.count + 150))
+        var parts = 0
+        while try deck.updateSearchIndex(notesPerTransaction: 40) { parts += 1 }
+        #expect(parts == (Self.notes.count + 150 - 1) / 40)
+        #expect(try !deck.hasPendingSearchIndex())
+        #expect(try deck.unindexedNoteEstimate() == 0)
+        #expect(deck.check().isEmpty, "\(deck.check())")
+        #expect(try deck.search("number", limit: nil).count == 152)
+    }
+
+    @Test func theRawFieldsAreTokenizedOnlyWhenTheyAreTheIndexText() {
+        func check(_ json: String) -> Bool {
+            var json = json
+            return json.withUTF8 { SearchScan.rawIsIndexText($0) }
+        }
+        #expect(check(#"["front of card 1","back 1"]"#))
+        #expect(check(#"[]"#))
+        #expect(check(#"["","x"]"#))
+        #expect(check(#"["un café noir","x été y"]"#))
+        #expect(!check(#"["Café"]"#), "plain text starts and ends with printable ASCII")
+        #expect(!check(#"["a\"b"]"#))
+        #expect(!check(#"["<b>x</b>"]"#))
+        #expect(!check(#"["a &amp; b"]"#))
+        #expect(!check(#"[" leading"]"#))
+        #expect(!check(#"["two  spaces"]"#))
+        #expect(!check(#"["a", "b"]"#))
+        #expect(!check(#"["a"] "#))
+        #expect(!check(#"["a""#))
+        #expect(!check(#"{"a":1}"#))
+    }
+}
