@@ -120,7 +120,9 @@ extension Schema {
         layout.columns.append(("pk", "INTEGER PRIMARY KEY"))
         if root.usesDiscriminator { layout.columns.append(("entity", "TEXT NOT NULL")) }
         var seen: Set<String> = []
-        var indexes: [[String]] = []
+        // In declaration order: each to-one key's own index, then the entity's declared ones.
+        var indexes: [(columns: [String], unique: Bool, isForeignKey: Bool)] = []
+        var uniqueConstraints: [[String]] = []
         for entity in root.hierarchy {
             let isRoot = entity === root
             for attribute in entity.attributes where seen.insert(attribute.name).inserted {
@@ -130,13 +132,14 @@ extension Schema {
             for relationship in entity.relationships where !relationship.isToMany && seen.insert(relationship.name).inserted {
                 let clause = foreignKeyClause(for: relationship, in: entity).map { " " + $0 } ?? ""
                 layout.columns.append((relationship.name, "INTEGER\(clause)"))
-                indexes.append([relationship.name])
+                indexes.append(([relationship.name], false, true))
             }
             for unique in entity.uniqueConstraints {
+                uniqueConstraints.append(unique)
                 let text = "UNIQUE(" + unique.map(quoteIdentifier).joined(separator: ", ") + ")"
                 if !layout.constraints.contains(text) { layout.constraints.append(text) }
             }
-            indexes += entity.indexes
+            indexes += entity.indexes.map { ($0, false, false) } + entity.uniqueIndexes.map { ($0, true, false) }
             for relationship in entity.relationships where relationship.isToMany {
                 if case .joinTable(let table, _, _) = storage(ofToMany: relationship, in: entity),
                    joinTables[table] == nil, let destination = destination(of: relationship) {
@@ -151,11 +154,17 @@ extension Schema {
                 }
             }
         }
+        // A to-one key gets an index of its own (deleting a destination row, and fetching the
+        // inverse to-many relationship, look rows up by it) unless a declared index or a UNIQUE
+        // constraint of the table starts with that column: SQLite uses such an index for those
+        // lookups, and a second one would cost space and work on every insert.
+        let leadingColumns = Set(indexes.filter { !$0.isForeignKey }.compactMap(\.columns.first) + uniqueConstraints.compactMap(\.first))
         var indexNames: Set<String> = []
-        for columns in indexes {
-            let name = root.name + "_" + columns.joined(separator: "_")
+        for index in indexes where !(index.isForeignKey && leadingColumns.contains(index.columns[0])) {
+            let name = root.name + "_" + index.columns.joined(separator: "_")
             guard indexNames.insert(name).inserted else { continue }
-            layout.indexes.append((name, "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(" + columns.map(quoteIdentifier).joined(separator: ", ") + ")"))
+            let create = index.unique ? "CREATE UNIQUE INDEX" : "CREATE INDEX"
+            layout.indexes.append((name, "\(create) IF NOT EXISTS \(quoteIdentifier(name)) ON \(quoteIdentifier(root.name))(" + index.columns.map(quoteIdentifier).joined(separator: ", ") + ")"))
         }
         if root.usesDiscriminator {
             let name = root.name + "_entity"

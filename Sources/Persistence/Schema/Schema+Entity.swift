@@ -20,6 +20,7 @@ extension Schema {
         let hasWillSaveHook: Bool
         let declaredUniques: [[AnyKeyPath]]
         let declaredIndexes: [[AnyKeyPath]]
+        let declaredUniqueIndexes: [[AnyKeyPath]]
 
         // Resolved by `resolve(in:)`.
         /// The table holding the entity's rows (the root entity's table).
@@ -35,6 +36,8 @@ extension Schema {
         public private(set) var uniqueConstraints: [[String]] = []
         /// Indexes as lists of column names.
         public private(set) var indexes: [[String]] = []
+        /// `UNIQUE` indexes (``Schema/PropertyMetadata/uniqueIndex(_:)``) as lists of column names.
+        public private(set) var uniqueIndexes: [[String]] = []
         /// Whether the entity's table holds several entities (inheritance).
         @exclusivity(unchecked) public private(set) var usesDiscriminator = false
         /// Names of this entity and every subentity below it (for `includeSubclasses`).
@@ -72,12 +75,14 @@ extension Schema {
             var relationships: [Relationship] = []
             var uniques: [[AnyKeyPath]] = []
             var indexes: [[AnyKeyPath]] = []
+            var uniqueIndexes: [[AnyKeyPath]] = []
             for metadata in type.schemaMetadata {
                 switch metadata.kind {
                 case .attribute(let a): attributes.append(a)
                 case .relationship(let r): relationships.append(r)
                 case .unique(let paths): uniques.append(paths)
                 case .index(let paths): indexes.append(paths)
+                case .uniqueIndex(let paths): uniqueIndexes.append(paths)
                 }
             }
             self.attributes = attributes
@@ -88,6 +93,7 @@ extension Schema {
             self.boundedRelationships = relationships.filter { $0.isToMany && ($0.minimumModelCount != nil || $0.maximumModelCount != nil) }
             self.declaredUniques = uniques
             self.declaredIndexes = indexes
+            self.declaredUniqueIndexes = uniqueIndexes
             self.make = Entity.factory(for: type)
             self.hasWillSaveHook = type is any WillSaveHook.Type
             let prototype = make()
@@ -144,6 +150,7 @@ extension Schema {
                 + declaredUniques.map { $0.compactMap { columnName(for: $0) } }
             self.indexes = attributes.filter { $0.options.contains(.index) }.map { [$0.name] }
                 + declaredIndexes.map { $0.compactMap { columnName(for: $0) } }
+            uniqueIndexes = declaredUniqueIndexes.map { $0.compactMap { columnName(for: $0) } }
         }
 
         /// Computes the select layout once every entity of the hierarchy is resolved.

@@ -12,6 +12,7 @@ extension Schema {
             case relationship(Relationship)
             case unique([AnyKeyPath])
             case index([AnyKeyPath])
+            case uniqueIndex([AnyKeyPath])
         }
         let kind: Kind
         @usableFromInline
@@ -190,6 +191,14 @@ extension Schema.PropertyMetadata {
     /// An index over one or more attributes, the equivalent of `#Index<M>([\.a, \.b])`.
     public static func index<M: PersistentModel>(_ keyPaths: PartialKeyPath<M>...) -> Self {
         Self(kind: .index(keyPaths))
+    }
+
+    /// A `UNIQUE` index over one or more attributes or to-one relationships, named like any
+    /// index (`<table>_<columns>`). Unlike ``unique(_:)`` it is not a table constraint and an
+    /// insert that collides fails the save instead of updating the existing row (the rule of
+    /// a model whose duplicates are a bug, such as one card per template of a note).
+    public static func uniqueIndex<M: PersistentModel>(_ keyPaths: PartialKeyPath<M>...) -> Self {
+        Self(kind: .uniqueIndex(keyPaths))
     }
 }
 

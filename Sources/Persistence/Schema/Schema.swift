@@ -15,11 +15,14 @@ import SQLite
 /// - each attribute is a column of the same name (affinity from `DatabaseValueConvertible`,
 ///   `NOT NULL` unless optional); `Codable` values are JSON text;
 /// - a to-one relationship is an integer column of the same name referencing the
-///   destination's `pk`; its delete action comes from the inverse's delete rule;
+///   destination's `pk`; its delete action comes from the inverse's delete rule; it gets an
+///   index `<table>_<column>` unless a declared index or a UNIQUE constraint of the table
+///   starts with that column (which serves the same lookups);
 /// - a to-many relationship whose inverse is to-one has no column; any other to-many
 ///   relationship is a join table `<Entity>_<relationship>(source, target)`;
 /// - unique attributes and `.unique(...)` become UNIQUE constraints; `.index` and
-///   `.index(...)` become indexes named `<table>_<columns>`.
+///   `.index(...)` become indexes named `<table>_<columns>`, `.uniqueIndex(...)` UNIQUE
+///   indexes named the same way.
 public final class Schema: @unchecked Sendable {
     /// The entities, sorted by name.
     public let entities: [Entity]
