@@ -58,3 +58,9 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// Indexes over one or more attributes: `#Index<Trip>([\.name], [\.start, \.end])`.
 @freestanding(declaration)
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "PersistenceMacrosPlugin", type: "ConstraintMacro")
+
+/// UNIQUE indexes over one or more attributes or to-one relationships, not constraints: an
+/// insert that collides fails the save (`Schema.PropertyMetadata.uniqueIndex`).
+/// `#UniqueIndex<Card>([\.note, \.ordinal])`.
+@freestanding(declaration)
+public macro UniqueIndex<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "PersistenceMacrosPlugin", type: "ConstraintMacro")

@@ -13,7 +13,7 @@ public struct MarkerMacro: PeerMacro {
     ) throws -> [DeclSyntax] { [] }
 }
 
-/// `#Unique<Model>([...], ...)` and `#Index<Model>([...], ...)` inside a model class: `@Model`
+/// `#Unique<Model>([...], ...)`, `#Index<Model>([...], ...)` and `#UniqueIndex<Model>([...], ...)` inside a model class: `@Model`
 /// turns them into schema lines; the expansion itself declares nothing.
 public struct ConstraintMacro: DeclarationMacro {
     public static var formatMode: FormatMode { .disabled }

@@ -186,8 +186,8 @@ struct ModelClass {
                     lines.append(line)
                 }
             } else if let expansion = member.as(MacroExpansionDeclSyntax.self),
-                      ["Unique", "Index"].contains(expansion.macroName.text) {
-                let factory = expansion.macroName.text == "Unique" ? "unique" : "index"
+                      ["Unique", "Index", "UniqueIndex"].contains(expansion.macroName.text) {
+                let factory = ["Unique": "unique", "UniqueIndex": "uniqueIndex"][expansion.macroName.text] ?? "index"
                 for argument in expansion.arguments {
                     guard let array = argument.expression.as(ArrayExprSyntax.self) else { continue }
                     let paths = array.elements.compactMap { element -> String? in

@@ -51,7 +51,7 @@ import Testing
             defer { check.close() }
             #expect(try check.userVersion() == 2)
             #expect(try check.scalar("PRAGMA page_size", as: Int.self) == 16_384)
-            #expect(try check.scalar("SELECT value FROM persistence_metadata WHERE key = 'schemaVersion'", as: String.self) == "2.0.0")
+            #expect(try check.scalar("SELECT value FROM persistence_metadata WHERE key = 'schemaVersion'", as: String.self) == "2.1.0")
             #expect(try check.scalar("SELECT count(*) FROM DeckInfo", as: Int.self) == 1)
         }
         // The library opens the stranger's store as its own.

@@ -8,7 +8,7 @@ struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Upgrade a deck written in an older format, in place, keeping a backup.",
-        discussion: "The original package is first copied to <deck>.backup-v<old format version> beside it; when anything is at that name (a file, a folder, a symbolic link, even a dangling one) -2, -3… is added instead, and nothing there is touched. A deck already in the current format is left untouched. A deck from a newer version is refused (exit 65).",
+        discussion: "The original package is first copied to <deck>.backup-v<old format version> beside it; when anything is at that name (a file, a folder, a symbolic link, even a dangling one) -2, -3… is added instead, and nothing there is touched. A deck already in the current format is left untouched, except that a store of its earlier revision 2.0 is brought to 2.1 (two redundant indexes dropped, in one transaction; no row changes, so no backup). A deck from a newer version is refused (exit 65).",
         examples: [.init("Upgrade an old deck.", command: "deck migrate Old.sampledeck")])
 
     @Argument(help: ArgumentHelp("The deck to upgrade.", valueName: "deck")) var deck: String

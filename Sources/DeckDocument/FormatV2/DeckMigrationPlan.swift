@@ -10,7 +10,8 @@ public enum DeckSchemaV1: VersionedSchema {
 }
 
 /// The deck store's migration plan: version 1 (cards of three kinds) to version 2 (note types,
-/// notes and cards; docs/FORMAT.md, "Migration"), one custom stage in one transaction.
+/// notes and cards; docs/FORMAT.md, "Migration"), one custom stage, then revision 2.0 to 2.1,
+/// a lightweight one; all the stages a store needs run in one transaction.
 ///
 /// `willMigrate` reads every v1 card, review and media row (on the v1 models); the persistence
 /// layer then restructures the tables (the `Card`, `Review`, `Tag` and `DeckInfo` rows keep their
@@ -18,8 +19,14 @@ public enum DeckSchemaV1: VersionedSchema {
 /// notes, decks, preset and media of version 2 and writes each card's and review's values in
 /// version 2's encodings.
 public enum DeckMigrationPlan: SchemaMigrationPlan {
-    public static var schemas: [any VersionedSchema.Type] { [DeckSchemaV1.self, DeckSchemaV2.self] }
-    public static var stages: [MigrationStage] { [version1To2()] }
+    public static var schemas: [any VersionedSchema.Type] { [DeckSchemaV1.self, DeckSchemaV2_0.self, DeckSchemaV2.self] }
+    public static var stages: [MigrationStage] { [version1To2(), version2_0To2_1] }
+
+    /// Revision 2.0 → 2.1 (docs/FORMAT.md, "Revisions of format version 2"): the tables and rows
+    /// stay; the indexes `Card_note` and `Card_deck` go (the layout of 2.1 has none for those keys,
+    /// and the persistence layer drops an index the new layout lacks). The store's own partial
+    /// indexes are dropped with them and made again by ``DeckStoreV2/install(_:)``.
+    static let version2_0To2_1 = MigrationStage.lightweight(fromVersion: DeckSchemaV2_0.self, toVersion: DeckSchemaV2.self)
 
     /// Where day-numbered due values of a migrated deck start: 1970-01-01 04:00 UTC (v1 kept
     /// dates, not days, so any origin works; this one puts the day boundary at Anki's default hour).
@@ -29,10 +36,18 @@ public enum DeckMigrationPlan: SchemaMigrationPlan {
     /// `willMigrate` read.
     static func version1To2() -> MigrationStage {
         let carried = Version1Contents(dayZero: migratedDayZero)
-        return .custom(fromVersion: DeckSchemaV1.self, toVersion: DeckSchemaV2.self,
+        return .custom(fromVersion: DeckSchemaV1.self, toVersion: DeckSchemaV2_0.self,
                        willMigrate: { context in try carried.read(context) },
                        didMigrate: { context in try carried.write(context) })
     }
+}
+
+/// The stages a writer's open runs: the revisions of format version 2 (2.0 → 2.1), nothing
+/// else. A store that records version 1 (whatever its manifest says) is refused there: only
+/// `deck migrate` runs ``DeckMigrationPlan``'s stage from version 1.
+public enum DeckRevisionPlan: SchemaMigrationPlan {
+    public static var schemas: [any VersionedSchema.Type] { [DeckSchemaV2_0.self, DeckSchemaV2.self] }
+    public static var stages: [MigrationStage] { [DeckMigrationPlan.version2_0To2_1] }
 }
 
 /// Version 1's card and review models (the names `Card` and `Review` are taken inside ``Version1Contents``).

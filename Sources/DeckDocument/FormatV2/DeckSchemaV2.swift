@@ -16,12 +16,24 @@ import PersistenceMacros
 /// refer to each other, a circular reference, as in SwiftData). ``DeckStoreV2`` adds what the
 /// macros don't declare (the search index, the partial indexes); `Schemas/store.sql` is the
 /// resulting layout, checked against a new store's by `StoreSQLTests`.
+///
+/// Its revision is the store's `schemaVersion` (docs/FORMAT.md, "Revisions of format version 2"):
+/// 2.1.0 since `Card`'s keys of `note` and `deck` lost their own indexes, which
+/// `Card_note_ordinal` and `Card_deck_queue_due` serve; ``DeckSchemaV2_0`` is the 2.0.0 layout.
 public enum DeckSchemaV2: VersionedSchema {
-    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    public static let versionIdentifier = Schema.Version(2, 1, 0)
     public static var models: [any PersistentModel.Type] {
         [NoteType.self, NoteField.self, CardTemplate.self, Note.self, Card.self, Deck.self, Preset.self,
          Review.self, Tag.self, MediaFile.self, MediaName.self, DeckInfo.self]
     }
+}
+
+/// Revision 2.0.0 of format version 2: the same tables and columns as ``DeckSchemaV2``, plus the
+/// indexes `Card_note` and `Card_deck` (``DeckStoreV2/version2_0Indexes``), which the 2.0 → 2.1
+/// stage of ``DeckMigrationPlan`` drops.
+public enum DeckSchemaV2_0: VersionedSchema {
+    public static let versionIdentifier = Schema.Version(2, 0, 0)
+    public static var models: [any PersistentModel.Type] { DeckSchemaV2.models }
 }
 
 extension DeckSchemaV2 {
@@ -230,6 +242,12 @@ extension DeckSchemaV2 {
         @Relationship(deleteRule: .cascade, inverse: \Review.card)
         public var reviews: [Review] = []
         public var id: Int64 { persistentModelID.primaryKey }
+        // One card per template (or cloze number) of a note; it also serves the lookups of a
+        // note's cards (so `note` has no index of its own).
+        #UniqueIndex<Card>([\.note, \.ordinal])
+        // The study queue: a deck's cards by queue and due (Anki's ix_cards_sched); it also
+        // serves the lookups of a deck's cards.
+        #Index<Card>([\.deck, \.queue, \.due])
         public init() {}
         public init(ordinal: Int, created: Date = Date()) {
             self.ordinal = ordinal

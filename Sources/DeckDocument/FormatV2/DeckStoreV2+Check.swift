@@ -187,8 +187,20 @@ extension DeckStoreV2 {
             if violations > 0 { error("\(violations) foreign key violation(s) (PRAGMA foreign_key_check)") }
             if try db.userVersion() != formatVersion { error("user_version is \(try db.userVersion()), expected \(formatVersion)") }
 
-            // Schema objects: every table of the format, nothing else.
-            let expected = Set(statements.compactMap(objectName(of:))).union(searchShadowTables)
+            // Schema objects: every table and index of the store's revision, nothing else.
+            let revision = try storedRevision(db, objects: try db.schemaObjects())
+            let layout: [String]
+            switch revision {
+            case DeckSchemaV2.versionIdentifier?:
+                layout = statements
+            case DeckSchemaV2_0.versionIdentifier?:
+                layout = version2_0Statements
+                warning("schemaVersion is \(DeckSchemaV2_0.versionIdentifier), the layout before \(DeckSchemaV2.versionIdentifier) (with the indexes Card_note and Card_deck); the next writer upgrades it")
+            default:
+                layout = statements
+                error("persistence_metadata schemaVersion is \(revision?.description ?? "missing"), expected \(DeckSchemaV2.versionIdentifier)")
+            }
+            let expected = Set(layout.compactMap(objectName(of:))).union(searchShadowTables)
             var present: Set<String> = []
             for row in try db.rows("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") {
                 if case .text(let name) = row[0] { present.insert(name) }

@@ -20,7 +20,8 @@ public enum DeckStoreV2 {
     /// (0: rebuild the whole index before searching).
     public static let pendingTable = "NoteSearchPending"
 
-    /// Statements after the models' own tables and indexes, in order.
+    /// Statements after the models' own tables and indexes, in order. (`Card_note_ordinal` and
+    /// `Card_deck_queue_due` are the models' own: ``DeckSchemaV2/Card``.)
     static let extraDDL: [String] = [
         #"CREATE VIRTUAL TABLE IF NOT EXISTS "NoteSearch" USING fts5(fields, tags, tokenize = 'unicode61 remove_diacritics 2')"#,
         #"CREATE TABLE IF NOT EXISTS "NoteSearchPending" ("indexedThrough" INTEGER NOT NULL)"#,
@@ -29,14 +30,36 @@ public enum DeckStoreV2 {
           DELETE FROM "NoteSearch" WHERE rowid = old."pk";
         END
         """,
-        // One card per template (or cloze number) of a note.
-        #"CREATE UNIQUE INDEX IF NOT EXISTS "Card_note_ordinal" ON "Card"("note", "ordinal")"#,
-        // The study queue: a deck's cards by queue and due (Anki's ix_cards_sched).
-        #"CREATE INDEX IF NOT EXISTS "Card_deck_queue_due" ON "Card"("deck", "queue", "due")"#,
         // Import dedupe and updates find cards, notes and note types by Anki's ids.
         #"CREATE INDEX IF NOT EXISTS "Note_ankiID_set" ON "Note"("ankiID") WHERE "ankiID" IS NOT NULL"#,
         #"CREATE INDEX IF NOT EXISTS "Card_ankiID_set" ON "Card"("ankiID") WHERE "ankiID" IS NOT NULL"#,
     ]
+
+    /// The indexes of revision 2.0 that 2.1 dropped (each served by an index starting with the
+    /// same column: `Card_note_ordinal`, `Card_deck_queue_due`), as 2.0 wrote them. A reader
+    /// accepts them in a store whose `schemaVersion` is 2.0.0; the 2.0 → 2.1 stage drops them.
+    public static let version2_0Indexes: [String] = [
+        #"CREATE INDEX IF NOT EXISTS "Card_note" ON "Card"("note")"#,
+        #"CREATE INDEX IF NOT EXISTS "Card_deck" ON "Card"("deck")"#,
+    ]
+
+    /// The revision of the layout: the store's `schemaVersion` in `persistence_metadata`.
+    public static var revision: Schema.Version { DeckSchemaV2.versionIdentifier }
+
+    /// Every statement of a store of revision 2.0.0 (what the program wrote before 2.1).
+    static var version2_0Statements: [String] { statements + version2_0Indexes }
+
+    /// The revision a store records (`schemaVersion` of `persistence_metadata`), nil when it
+    /// records none or none that parses. Read only when `persistence_metadata` is a table (the
+    /// store is untrusted: a view of that name would run its SQL); `objects` is the store's
+    /// `sqlite_schema`, read before.
+    static func storedRevision(_ db: Database, objects: [SchemaObject]) throws -> Schema.Version? {
+        guard objects.contains(where: { $0.type == "table" && $0.name == Schema.metadataTable && $0.sql?.hasPrefix("CREATE TABLE") == true }) else {
+            return nil
+        }
+        return try db.scalar("SELECT \"value\" FROM main.\(quoteIdentifier(Schema.metadataTable)) WHERE \"key\" = 'schemaVersion'", as: String.self)
+            .flatMap(Schema.Version.init(string:))
+    }
 
     /// The metadata table of the persistence layer, as it creates it.
     static let metadataDDL = #"CREATE TABLE IF NOT EXISTS "persistence_metadata" ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL)"#
@@ -60,7 +83,7 @@ public enum DeckStoreV2 {
             """
         for statement in statements { text += normalized(statement) + ";\n" }
         text += """
-            INSERT INTO "persistence_metadata" ("key", "value") VALUES ('schemaVersion', '2.0.0');
+            INSERT INTO "persistence_metadata" ("key", "value") VALUES ('schemaVersion', '\(revision)');
             INSERT INTO "DeckInfo" ("pk", "title", "deckDescription", "dayZero", "dayStartsAt", "ankiConfig") VALUES (1, 'Untitled', '', 0, 4, '{}');
 
             """

@@ -31,7 +31,13 @@ extension DeckDocument {
         if version == target {
             if target == current {
                 let document = try open(at: url, mode: .readOnly)
+                let revision = try document.storeRevision()
                 try document.close()
+                // An earlier revision of this format version (2.0): opening for writing upgrades
+                // it, in one transaction that changes no row (so no backup is made).
+                if let revision, revision < DeckStoreV2.revision {
+                    try open(at: url, mode: .readWrite).close()
+                }
             }
             return (version, version, nil)
         }
@@ -115,6 +121,14 @@ extension DeckDocument {
             try? FileManager.default.removeItem(atPath: oldStore.path + suffix)
         }
         return (version, target, backup)
+    }
+
+    /// The revision of format version 2 the store records (`schemaVersion`: 2.1.0, or 2.0.0 for
+    /// a store an earlier program wrote, which the first writer upgrades); nil when it records none.
+    public func storeRevision() throws -> Schema.Version? {
+        try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
+            try DeckStoreV2.storedRevision(db, objects: try db.schemaObjects())
+        }
     }
 
     /// The manifest as a JSON object, checking the content type.

@@ -189,7 +189,9 @@ public final class DeckDocument {
         }
         if lock != nil { removeStaleTemporaries(in: url) }
         do {
-            let container = try ModelContainer(for: DeckStoreV2.schema(), configurations: [
+            // A writer upgrades a store of an earlier revision of format version 2 (2.0: two
+            // indexes more) in the open's transaction; a reader reads it as it is.
+            let container = try ModelContainer(for: DeckStoreV2.schema(), migrationPlan: mode == .readWrite ? DeckRevisionPlan.self : nil, configurations: [
                 ModelConfiguration("Deck", url: storeURL, allowsSave: mode == .readWrite, usesWriteAheadLog: writeAheadLog),
             ])
             if mode == .readWrite {

@@ -22,6 +22,8 @@ extension DeckStore {
 
     /// The reference schema of format version 2 (``DeckStoreV2/statements``).
     static let referenceSchemaV2: ReferenceSchema? = reference(DeckStoreV2.statements)
+    /// The reference schema of revision 2.0.0 of format version 2 (``DeckStoreV2/version2_0Statements``).
+    static let referenceSchemaV2_0: ReferenceSchema? = reference(DeckStoreV2.version2_0Statements)
 
     static func reference(_ statements: [String]) -> ReferenceSchema? {
         guard let db = try? Database.inMemory() else { return nil }
@@ -60,14 +62,21 @@ extension DeckStore {
     /// any virtual table but the search index (an unknown module, or `fts5` with other
     /// options); any table or index the format does not define (SQLite's own `sqlite_*`
     /// objects aside), an index of ours on another table or with another statement, and a
-    /// ``retiredIndexes`` entry that is not a plain index on `Card`.
+    /// ``retiredIndexes`` entry that is not a plain index on `Card`. A version 2 store is held to
+    /// the layout of the revision its `schemaVersion` names (2.0.0 has two more indexes).
     static func validateSchema(_ db: Database, path: String, formatVersion: Int) throws {
         // Code first (views, triggers, virtual tables): the most telling refusal.
         let objects = try db.schemaObjects().sorted { rank($0) < rank($1) }
         func rank(_ object: SchemaObject) -> Int {
             object.type == "view" ? 0 : object.type == "trigger" ? 1 : object.isVirtualTable ? 2 : 3
         }
-        let reference = (formatVersion == DeckStoreV2.formatVersion ? referenceSchemaV2 : referenceSchema) ?? ReferenceSchema()
+        let reference: ReferenceSchema
+        if formatVersion == DeckStoreV2.formatVersion {
+            let revision = try DeckStoreV2.storedRevision(db, objects: objects)
+            reference = (revision == DeckSchemaV2_0.versionIdentifier ? referenceSchemaV2_0 : referenceSchemaV2) ?? ReferenceSchema()
+        } else {
+            reference = referenceSchema ?? ReferenceSchema()
+        }
         let file = URL(fileURLWithPath: path).lastPathComponent
         func refuse(_ object: SchemaObject, _ why: String) -> DeckError {
             DeckError(path: path, reason: "\(file) holds \(object), \(why); a shared deck's SQL is never run", kind: .corrupt)
