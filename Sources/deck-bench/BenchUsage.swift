@@ -15,7 +15,7 @@ enum BenchUsage {
         ("size", "the bytes on disk of 100,000 basic notes beside current Anki's collection of them"),
         ("archive", "deck archive vs bsdtar"),
         ("convert", "deck convert --jobs 2 vs --jobs 1"),
-        ("open", "open and count a 1,000,000-card deck vs sqlite3"),
+        ("open", "open and count a 1,000,000-card deck vs sqlite3; enumerate its notes, peak memory"),
         ("list", "deck list --format tsv of 100,000 cards vs sqlite3; deck list | head -1 on 1,000,000"),
         ("search", "the first deck search after importing 1,000,000 cards; search medians vs sqlite3 FTS5"),
         ("edit", "deck edit --where of 10,000 notes vs sqlite3 UPDATE"),
@@ -50,6 +50,7 @@ enum BenchUsage {
               deck-bench enumerate-memory <store>          enumerate a store, print time and peak
               deck-bench op insert|fetch|query <n> <store> one persistence operation, timed
               deck-bench open-count <deck>                 open a deck read-only, print its card count
+              deck-bench enumerate-notes <deck>            enumerate a deck's notes, print time, peak and count
               deck-bench profile insert|fetch              one operation alone, for perf/callgrind
               deck-bench profile-csv <file.csv>            a CSV import into a new deck, in process
               deck-bench migration [rows]                  the lightweight migration alone

@@ -1,5 +1,6 @@
 import DeckDocument
 import Foundation
+import Persistence
 
 /// The command-line bars: the release `deck` binary run end to end as a child process against
 /// its reference, alternately, several runs each. What a user waits for is the whole command,
@@ -303,6 +304,36 @@ enum CLIBench {
             results.append(m)
         }
         return results
+    }
+
+    /// Issue 14's bar: enumerating the notes of a `cards`-card format 2 deck (one note per card,
+    /// as the CSV imports them) stays under 64 MiB; a child process reports its peak.
+    static func enumerateNotes(_ data: Scaling.Dataset) throws -> Measurement {
+        let child = try ChildProcess.run(ChildProcess.benchTool, ["enumerate-notes", data.deck.path])
+        let fields = child.stdout.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard fields.count == 3 else { throw BenchError("enumerate-notes printed \(child.stdout)") }
+        var m = Measurement(name: "enumerate the \(Int(fields[2])) notes of a \(data.cards)-card deck, peak memory", ours_s: fields[0],
+                            reference_s: 0, ratio: 0, bar: 64, peak_mib: fields[1], met: fields[1] < 64, runs: 1, spread: 1)
+        m.ours_cpu_s = child.sample.cpu
+        m.group = "open and count"
+        m.bar_text = "< 64 MiB peak"
+        m.judged_on = .memory
+        m.note = String(format: "DeckDocument.open read-only, then mainContext.enumerate of DeckSchemaV2.Note in batches of 5,000, reading each note's fields, in a child process; peak is its VmHWM (%.1f MiB by /usr/bin/time). Wall time is the enumeration alone, CPU the whole process.", child.sample.peakMiB ?? -1)
+        return m
+    }
+
+    /// `deck-bench enumerate-notes <deck>`: prints the seconds of the enumeration, the peak
+    /// resident MiB and the notes seen.
+    static func enumerateNotesChild(_ path: String) throws {
+        let document = try DeckDocument.open(at: URL(fileURLWithPath: path), mode: .readOnly)
+        var seen = 0
+        let seconds = try time {
+            try document.mainContext.enumerate(FetchDescriptor<DeckSchemaV2.Note>(), batchSize: 5000) { note in
+                if !note.fields.isEmpty { seen += 1 }
+            }
+        }
+        print("\(seconds) \(peakResidentMiB()) \(seen)")
+        try document.close()
     }
 
     /// The table the deck's cards live in (single-table inheritance: one table for all kinds).

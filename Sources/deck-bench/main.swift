@@ -12,6 +12,7 @@ import Interchange
 //   deck-bench enumerate-memory <store>        (child) enumerate a store, print time and peak
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
+//   deck-bench enumerate-notes <deck>          (child) enumerate a deck's notes, print time, peak and count
 //   deck-bench profile insert|fetch            run one operation alone, for perf/callgrind
 //   deck-bench profile-csv <file.csv>          a CSV import into a new deck, in process, for callgrind
 //   deck-bench migration [rows]                the lightweight migration alone
@@ -36,6 +37,9 @@ case "op":
     exit(0)
 case "open-count" where arguments.count == 2:
     try CLIBench.openCountChild(arguments[1])
+    exit(0)
+case "enumerate-notes" where arguments.count == 2:
+    try CLIBench.enumerateNotesChild(arguments[1])
     exit(0)
 case "profile" where arguments.count == 2:
     // Runs one of our operations alone, for perf/callgrind.
@@ -227,7 +231,7 @@ section("size") {
 }
 section("archive") { [try CLIBench.archive(try dataset(barCards), runs: runs, scratch: scratch)] }
 section("convert") { [try CLIBench.convert(decks: quick ? 20 : 200, cards: 500, runs: runs, scratch: scratch)] }
-section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 5)) }
+section("open") { try CLIBench.openCount(try dataset(bigCards), runs: max(runs, 5)) + [try CLIBench.enumerateNotes(try dataset(bigCards))] }
 // Issue 16, big decks: deck list of the bar deck vs sqlite3, and the first line of the big deck's list.
 section("list") {
     [try ListBench.listTSV(try dataset(barCards), runs: runs), try ListBench.firstLine(try dataset(bigCards), runs: max(runs, 5))]
