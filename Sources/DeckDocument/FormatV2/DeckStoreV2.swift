@@ -4,8 +4,8 @@ import Persistence
 import SQLite
 
 /// The format version 2 store beyond what ``DeckSchemaV2``'s models declare: the full-text
-/// index over every field, its pending marker, and the indexes the scheduler and the card
-/// identity need. `Schemas/store.sql` is ``storeSQL`` written out (a test keeps them equal and
+/// index over every field, its pending marker, and the partial indexes of Anki's ids (the
+/// study queue's and the card identity's indexes are declared by the `Card` model). `Schemas/store.sql` is ``storeSQL`` written out (a test keeps them equal and
 /// checks a new store's `sqlite_master` against it).
 public enum DeckStoreV2 {
     /// The format version these stores carry in `PRAGMA user_version` and the manifest.
