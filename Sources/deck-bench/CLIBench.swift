@@ -324,7 +324,7 @@ enum CLIBench {
 
     /// `deck-bench enumerate-notes <deck>`: prints the seconds of the enumeration, the peak
     /// resident MiB and the notes seen.
-    static func enumerateNotesChild(_ path: String) throws {
+    @MainActor static func enumerateNotesChild(_ path: String) throws {
         let document = try DeckDocument.open(at: URL(fileURLWithPath: path), mode: .readOnly)
         var seen = 0
         let seconds = try time {

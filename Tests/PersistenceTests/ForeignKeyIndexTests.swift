@@ -105,7 +105,7 @@ final class LibraryCard: PersistentModel {
 /// A to-one relationship's key gets its own index only when no declared index and no UNIQUE
 /// constraint of the table starts with it.
 @Suite struct ForeignKeyIndexTests {
-    static let types: [any PersistentModel.Type] = [LibraryShelf.self, LibraryBook.self, LibraryLoan.self, LibraryReader.self, LibraryCard.self]
+    static var types: [any PersistentModel.Type] { [LibraryShelf.self, LibraryBook.self, LibraryLoan.self, LibraryReader.self, LibraryCard.self] }
 
     /// Index name → statement, of every index with a statement in the store.
     static func indexes(_ url: URL) throws -> [String: String] {
@@ -165,7 +165,7 @@ final class LibraryCard: PersistentModel {
         let created = try Self.indexes(url)
         for _ in 0..<2 {
             let container = try ModelContainer(for: Schema(Self.types), configurations: [ModelConfiguration(url: url)])
-            #expect(try container.mainContext.fetchCount(FetchDescriptor<LibraryBook>()) == 3)
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<LibraryBook>()) == 3)
             try container.close()
         }
         let reopened = try Self.indexes(url)
