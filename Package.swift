@@ -160,3 +160,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Sanitizer builds (Fuzz/run.sh)
+
+/// `SAMPLEDECK_SANITIZE=fuzzer` (or `fuzzer,address`) compiles the library and executable
+/// targets with `-sanitize=…`, but not the macro plugin: `-Xswiftc` would give the flag to the
+/// plugin executable too, which then can't be linked (libFuzzer brings its own `main`).
+if let sanitizers = ProcessInfo.processInfo.environment["SAMPLEDECK_SANITIZE"], !sanitizers.isEmpty {
+    for target in package.targets where [.regular, .executable].contains(target.type) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizers)"])]
+    }
+}

@@ -82,6 +82,19 @@ import Testing
         #expect(try DeckKind(decoding: filtered.bytes, path: "deck").isFiltered)
     }
 
+    /// Found by the AnkiProtobuf fuzzer: a deck's desired retention (Normal field 10, a float)
+    /// of 1e30, an infinity or NaN trapped converting retention × 100 to Int; it saturates to
+    /// Anki's `u32` range as Rust's `as u32` does.
+    @Test(arguments: [(Float(1e30), Int(UInt32.max)), (-Float(1e30), 0), (.infinity, Int(UInt32.max)), (-.infinity, 0), (.nan, 0), (0.9, 90)])
+    func aDeckRetentionBeyondIntDoesNotTrap(_ retention: Float, _ percent: Int) throws {
+        var normal: [UInt8] = [10 << 3 | 5]
+        withUnsafeBytes(of: retention.bitPattern.littleEndian) { normal += $0 }
+        let kind: [UInt8] = [1 << 3 | 2, UInt8(normal.count)] + normal
+        var deck = AnkiDeck(id: 1, name: "D")
+        let options = try SchemaConfig.readDeck(common: [], kind: kind, into: &deck, path: "decks")
+        #expect(options["desiredRetention"] as? Int == percent)
+    }
+
     /// Found by the AnkiProtobuf fuzzer: a preset's starting ease (field 11, a float) of 1e30,
     /// an infinity or NaN trapped converting ease × 1000 to Int (SIGILL in `deck import`).
     @Test(arguments: [Float(1e30), -Float(1e30), .infinity, -.infinity, .nan])

@@ -144,7 +144,11 @@ enum SchemaConfig {
                         }
                         options[field == 8 ? "reviewLimitToday" : "newLimitToday"] = entry
                     // Schema 11 keeps a deck's desired retention in percent (Anki's `(v * 100) as u32`).
-                    case 10: options["desiredRetention"] = Int(max(0, (Float(try normal.float(fieldValue)) * 100).rounded(.towardZero)))
+                    // Saturating as Rust's `as u32`: a float of 1e30, an infinity or NaN trapped here
+                    // (found by the AnkiProtobuf fuzzer).
+                    case 10:
+                        let percent = Double(Float(try normal.float(fieldValue)) * 100)
+                        options["desiredRetention"] = Int(saturating: min(max(percent, 0), Double(UInt32.max)), rounding: .towardZero)
                     default: continue
                     }
                 }
