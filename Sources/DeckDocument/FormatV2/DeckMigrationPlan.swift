@@ -91,12 +91,8 @@ final class Version1Contents {
         media = try context.fetch(FetchDescriptor<MediaReference>()).map {
             Media(fileName: $0.fileName, originalName: $0.originalName, sha256: $0.sha256, sha1: $0.sha1, mime: $0.mime, size: $0.size)
         }
-        // Version 2's `due` is NOT NULL: the restructuring copies the column, so new cards get a
-        // placeholder here that `write` replaces with their position.
-        for card in v1Cards where card.due == nil {
-            card.stampsModificationDate = false
-            card.due = Date(timeIntervalSince1970: 0)
-        }
+        // Version 2's `due` is NOT NULL: the restructuring gives new cards (NULL in v1) the
+        // model's default, 0, which `write` replaces with their position.
     }
 
     // MARK: Writing version 2

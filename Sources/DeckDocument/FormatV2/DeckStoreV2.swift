@@ -240,11 +240,6 @@ public enum DeckStoreV2 {
                 }
                 try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(DeckStore.searchTable))")
                 try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(DeckStore.pendingTable))")
-                // Version 2's link tables, which the migration's second half fills: the
-                // persistence layer creates new link tables only after a plan's stages.
-                for statement in schema().makeDDL() where statement.contains("\"Note_tags") || statement.contains("\"Note_media") {
-                    try db.execute(statement)
-                }
             }
         }
         let container = try ModelContainer(for: schema(), migrationPlan: DeckMigrationPlan.self,

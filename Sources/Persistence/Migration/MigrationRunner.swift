@@ -125,6 +125,14 @@ struct MigrationRunner {
             }
             try migrateTable(root, layout: layout, oldLayout: old.tableLayout(of: oldRoot), schema: new, db)
         }
+        // Join tables of the new layout that the store lacks (a many-to-many relationship new
+        // in this version): made now, so that a custom stage's `didMigrate` can fill them.
+        var newJoins: [String: String] = [:]
+        for root in roots(of: new) { _ = new.tableLayout(of: root, joinTables: &newJoins) }
+        for (table, statement) in newJoins.sorted(by: { $0.key < $1.key }) where try !db.tableExists(table) {
+            try db.execute(statement)
+            try db.execute(Schema.joinTargetIndexSQL(table))
+        }
     }
 
     private func migrateTable(_ root: Schema.Entity, layout: Schema.TableLayout, oldLayout: Schema.TableLayout, schema: Schema, _ db: Database) throws {
@@ -153,7 +161,7 @@ struct MigrationRunner {
             }
         }
         if rebuild {
-            try rebuildTable(root, layout: layout, sources: sources, db)
+            try rebuildTable(root, layout: layout, sources: sources, oldDefinitions: oldDefinitions, db)
             return
         }
         // In place: drop indexes the new layout lacks, rename, drop, add, index.
@@ -179,8 +187,11 @@ struct MigrationRunner {
         for index in layout.indexes { try db.execute(index.sql) }
     }
 
-    /// Creates the table anew with the new layout, copies the rows, swaps it in.
-    private func rebuildTable(_ root: Schema.Entity, layout: Schema.TableLayout, sources: [String: String], _ db: Database) throws {
+    /// Creates the table anew with the new layout, copies the rows, swaps it in. A column that
+    /// becomes `NOT NULL` (an optional attribute made non-optional) gets the new model's
+    /// default value where the old column held NULL, as SwiftData's lightweight migration does.
+    private func rebuildTable(_ root: Schema.Entity, layout: Schema.TableLayout, sources: [String: String],
+                              oldDefinitions: [String: String], _ db: Database) throws {
         let temporary = "persistence_migrating_" + root.name
         try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(temporary))")
         try db.execute(layout.createSQL(table: temporary))
@@ -188,7 +199,9 @@ struct MigrationRunner {
         for column in layout.columns {
             columns.append(quoteIdentifier(column.name))
             if let source = sources[column.name] {
-                values.append(quoteIdentifier(source))
+                let tightened = column.definition.contains(" NOT NULL") && oldDefinitions[source]?.contains(" NOT NULL") == false
+                let value = tightened ? defaultValue(of: column.name, root: root) : .null
+                values.append(value.isNull ? quoteIdentifier(source) : "coalesce(\(quoteIdentifier(source)), \(sqlLiteral(value)))")
             } else if column.name == "entity" {
                 values.append(sqlLiteral(.text(root.name)))
             } else {

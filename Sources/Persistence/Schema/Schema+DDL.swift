@@ -91,9 +91,14 @@ extension Schema {
         }
         for table in joinTables.keys.sorted() {
             statements.append(joinTables[table]!)
-            statements.append("CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_target")) ON \(quoteIdentifier(table))(\"target\")")
+            statements.append(Self.joinTargetIndexSQL(table))
         }
         return statements
+    }
+
+    /// The index of a join table's `target` column (its primary key starts with `source`).
+    static func joinTargetIndexSQL(_ table: String) -> String {
+        "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_target")) ON \(quoteIdentifier(table))(\"target\")"
     }
 
     /// The columns, constraints and indexes of a root entity's table (its whole hierarchy).
