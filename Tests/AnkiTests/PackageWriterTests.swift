@@ -82,6 +82,25 @@ import Testing
             ["2840236005", "42", "integer", "", "test\u{1F}<b>42</b>\u{1F}x"])
     }
 
+    /// A preset value JSON can't hold (a retention that is not finite) stops the export with an
+    /// error naming the options: the legacy layout's `dconf` used to be written as `{}`, every
+    /// preset lost without a word.
+    @Test(arguments: [Double.infinity, -.infinity])
+    func aPresetJSONCannotHoldIsAnErrorNotAnEmptyObject(_ retention: Double) throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("out.apkg")
+        let writer = try AnkiPackageWriter(url: url, options: .init(format: .anki2))
+        var preset = AnkiPreset(id: 2)
+        preset.desiredRetention = retention
+        try writer.addPreset(preset)
+        try writer.addNoteType(.basic(id: 1))
+        try writer.addNote(AnkiNote(id: 0, noteTypeID: 1, fields: ["a", "b"]), generatingCardsIn: 1)
+        let error = try #require(throws: AnkiError.self) { try writer.finish() }
+        #expect(error.kind == .invalidInput)
+        #expect(error.description.contains("as JSON"))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
     @Test func aCancelledOrFailedExportLeavesNothingBehind() throws {
         let dir = try TemporaryDirectory()
         let url = dir.file("out.apkg")

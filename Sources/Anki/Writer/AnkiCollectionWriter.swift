@@ -302,9 +302,14 @@ package final class AnkiCollectionWriter {
             if buildsIndexes { try database.execute(schemaVersion == 18 ? Self.indexes + Self.indexes18 : Self.indexes) }
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode = DELETE")
+        } catch let error as UnencodableJSON {
+            closeDatabase()
+            throw AnkiError(.invalidInput, path: url.path,
+                            reason: "cannot write the options \(error.keys.joined(separator: ", ")) as JSON (a number that is not finite?)")
         } catch {
             closeDatabase()
-            throw AnkiError(.io, path: url.path, reason: "cannot write the collection: \(error.message)")
+            let message = (error as? DatabaseError)?.message ?? String(describing: error)
+            throw AnkiError(.io, path: url.path, reason: "cannot write the collection: \(message)")
         }
         closeDatabase()
     }
@@ -316,7 +321,7 @@ package final class AnkiCollectionWriter {
     }
 
     /// Schema 18's `col` row and tables: the schema-11 objects converted row by row.
-    private func writeSchema18Tables(_ json: LegacyCollectionJSON) throws(DatabaseError) {
+    private func writeSchema18Tables(_ json: LegacyCollectionJSON) throws {
         let seconds = modifiedMillis / 1000
         try database.execute("INSERT INTO col VALUES (1, ?, ?, ?, 18, 0, 0, 0, '', '', '', '', '')", [
             .integer(creationTime), .integer(modifiedMillis), .integer(modifiedMillis),
@@ -330,7 +335,7 @@ package final class AnkiCollectionWriter {
                 (mtime: template.modified != 0 || !stampsZeroTimes ? template.modified : seconds,
                  usn: Schema18Rows.optionalInt((LegacyCollectionJSON.parse(template.options) as? [String: Any])?["usn"]) ?? -1)
             }
-            let row = Schema18Rows.noteType(json.noteTypeObject(type), templateTimes: times)
+            let row = try Schema18Rows.noteType(json.noteTypeObject(type), templateTimes: times)
             try insertType.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn), .blob(Data(row.config))])
             try insertType.step()
             insertType.reset()
@@ -348,7 +353,7 @@ package final class AnkiCollectionWriter {
         }
         let insertDeck = try database.prepare("INSERT INTO decks (id, name, mtime_secs, usn, common, kind) VALUES (?, ?, ?, ?, ?, ?)")
         for deck in decks.values.sorted(by: { $0.id < $1.id }) {
-            let row = Schema18Rows.deck(json.deckObject(deck))
+            let row = try Schema18Rows.deck(json.deckObject(deck))
             try insertDeck.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn),
                                  .blob(Data(row.common)), .blob(Data(row.kind))])
             try insertDeck.step()
@@ -356,7 +361,7 @@ package final class AnkiCollectionWriter {
         }
         let insertPreset = try database.prepare("INSERT INTO deck_config (id, name, mtime_secs, usn, config) VALUES (?, ?, ?, ?, ?)")
         for (_, object) in json.deckConfigurationObjects(presets.values.sorted { $0.id < $1.id }).sorted(by: { $0.key < $1.key }) {
-            let row = Schema18Rows.preset(object)
+            let row = try Schema18Rows.preset(object)
             try insertPreset.bind([.integer(row.id), .text(row.name), .integer(row.mtime), .integer(row.usn), .blob(Data(row.config))])
             try insertPreset.step()
             insertPreset.reset()
@@ -365,9 +370,9 @@ package final class AnkiCollectionWriter {
         let configuration = json.configurationObject(currentNoteType: noteTypeOrder.first ?? 0, over: configurationJSON,
                                                      replacingDefaults: configurationReplacesDefaults)
         for (key, value) in configuration.sorted(by: { $0.key < $1.key }) {
-            guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
-                continue
-            }
+            guard JSONSerialization.isValidJSONObject([value]),
+                  let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+            else { throw UnencodableJSON(keys: [key]) }
             try insertConfig.bind([.text(key), .integer(seconds), .blob(data)])
             try insertConfig.step()
             insertConfig.reset()

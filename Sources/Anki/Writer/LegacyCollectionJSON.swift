@@ -33,10 +33,10 @@ struct LegacyCollectionJSON {
 
     /// `col.models`: each type's ``AnkiNoteType/options`` (verbatim), with every named value
     /// laid over them under its schema 11 key; fields and templates likewise.
-    func noteTypes(_ types: [AnkiNoteType]) -> String {
+    func noteTypes(_ types: [AnkiNoteType]) throws(UnencodableJSON) -> String {
         var map: [String: Any] = [:]
         for type in types { map[String(type.id)] = noteTypeObject(type) }
-        return Self.serialize(map)
+        return try Self.serialize(map)
     }
 
     /// One note type of `col.models`.
@@ -130,10 +130,10 @@ struct LegacyCollectionJSON {
 
     /// `col.decks`: each deck's ``AnkiDeck/options`` (verbatim) with the named values laid
     /// over them; a filtered deck has `dyn` 1, `terms` and `resched`, a normal one `conf`.
-    func decks(_ decks: [AnkiDeck]) -> String {
+    func decks(_ decks: [AnkiDeck]) throws(UnencodableJSON) -> String {
         var map: [String: Any] = [:]
         for deck in decks { map[String(deck.id)] = deckObject(deck) }
-        return Self.serialize(map)
+        return try Self.serialize(map)
     }
 
     /// One deck of `col.decks`.
@@ -181,8 +181,8 @@ struct LegacyCollectionJSON {
 
     /// `col.dconf`: Anki's default (id 1) unless replaced, then each preset: Anki's defaults,
     /// its ``AnkiPreset/options`` laid over them (nested objects key by key), its named values over those.
-    func deckConfigurations(_ presets: [AnkiPreset]) -> String {
-        Self.serialize(deckConfigurationObjects(presets))
+    func deckConfigurations(_ presets: [AnkiPreset]) throws(UnencodableJSON) -> String {
+        try Self.serialize(deckConfigurationObjects(presets))
     }
 
     /// `col.dconf` as objects by id.
@@ -247,8 +247,8 @@ struct LegacyCollectionJSON {
     }
 
     /// `col.tags`: every tag the notes use, with its update sequence number.
-    func tags(_ names: Set<String>) -> String {
-        Self.serialize(Dictionary(uniqueKeysWithValues: names.map { ($0, 0 as Any) }))
+    func tags(_ names: Set<String>) throws(UnencodableJSON) -> String {
+        try Self.serialize(Dictionary(uniqueKeysWithValues: names.map { ($0, 0 as Any) }))
     }
 
     private struct Configuration: Encodable {
@@ -257,8 +257,8 @@ struct LegacyCollectionJSON {
         let nextPos: Int64, sortType: String, sortBackwards: Bool, addToCur: Bool, dayLearnFirst: Bool
     }
 
-    func configuration(currentNoteType: Int64, over given: String? = nil, replacingDefaults: Bool = false) -> String {
-        Self.serialize(configurationObject(currentNoteType: currentNoteType, over: given, replacingDefaults: replacingDefaults))
+    func configuration(currentNoteType: Int64, over given: String? = nil, replacingDefaults: Bool = false) throws(UnencodableJSON) -> String {
+        try Self.serialize(configurationObject(currentNoteType: currentNoteType, over: given, replacingDefaults: replacingDefaults))
     }
 
     /// `col.conf` as an object (schema 18's `config` rows, key by key): `given` laid over the
@@ -320,9 +320,14 @@ struct LegacyCollectionJSON {
         return top
     }
 
-    static func serialize(_ tree: Any) -> String {
+    static func serialize(_ tree: Any) throws(UnencodableJSON) -> String {
         guard JSONSerialization.isValidJSONObject(tree),
-              let data = try? JSONSerialization.data(withJSONObject: tree, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+              let data = try? JSONSerialization.data(withJSONObject: tree, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { throw UnencodableJSON(keys: (tree as? [String: Any])?.keys.sorted() ?? []) }
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Options that can't be written as JSON (a number that is not finite, say) stop the writer:
+/// left out, they would be lost without a word. `keys` names the object's keys that failed.
+struct UnencodableJSON: Error { let keys: [String] }

@@ -27,7 +27,7 @@ enum Schema18Rows {
 
     /// A note type's row and its fields' and templates' rows; `templateTimes` gives each
     /// template's modification time and update number (schema 11 has none).
-    static func noteType(_ object: [String: Any], templateTimes: [(mtime: Int64, usn: Int64)]) -> NoteTypeRow {
+    static func noteType(_ object: [String: Any], templateTimes: [(mtime: Int64, usn: Int64)]) throws -> NoteTypeRow {
         var config = ProtobufWriter()
         config.int64(1, int(object["type"]) == 1 ? 1 : 0)
         config.varint(2, UInt64(clamping: int(object["sortf"])))
@@ -47,9 +47,9 @@ enum Schema18Rows {
         }
         config.int64(9, int(object["originalStockKind"]))
         if let original = optionalInt(object["originalId"]) { config.varint(10, UInt64(bitPattern: original), always: true) }
-        config.bytes(255, other(object, without: noteTypeKeys))
+        config.bytes(255, try other(object, without: noteTypeKeys))
 
-        let fields = (object["flds"] as? [[String: Any]] ?? []).enumerated().map { index, field in
+        let fields = try (object["flds"] as? [[String: Any]] ?? []).enumerated().map { index, field in
             var inner = ProtobufWriter()
             inner.bool(1, bool(field["sticky"]))
             inner.bool(2, bool(field["rtl"]))
@@ -62,10 +62,10 @@ enum Schema18Rows {
             if let id = optionalInt(field["id"]) { inner.varint(9, UInt64(bitPattern: id), always: true) }
             if let tag = optionalInt(field["tag"]) { inner.varint(10, UInt64(clamping: tag), always: true) }
             inner.bool(11, bool(field["preventDeletion"]))
-            inner.bytes(255, other(field, without: fieldKeys))
+            inner.bytes(255, try other(field, without: fieldKeys))
             return (ordinal: optionalInt(field["ord"]).map { Int($0) } ?? index, name: string(field["name"]), config: inner.bytes)
         }
-        let templates = (object["tmpls"] as? [[String: Any]] ?? []).enumerated().map { index, template in
+        let templates = try (object["tmpls"] as? [[String: Any]] ?? []).enumerated().map { index, template in
             var inner = ProtobufWriter()
             inner.string(1, string(template["qfmt"]))
             inner.string(2, string(template["afmt"]))
@@ -75,7 +75,7 @@ enum Schema18Rows {
             inner.string(6, string(template["bfont"]))
             inner.varint(7, UInt64(clamping: int(template["bsize"])))
             if let id = optionalInt(template["id"]) { inner.varint(8, UInt64(bitPattern: id), always: true) }
-            inner.bytes(255, other(template, without: templateKeys))
+            inner.bytes(255, try other(template, without: templateKeys))
             let times = index < templateTimes.count ? templateTimes[index] : (mtime: 0, usn: 0)
             return (ordinal: optionalInt(template["ord"]).map { Int($0) } ?? index, name: string(template["name"]),
                     mtime: times.mtime, usn: times.usn, config: inner.bytes)
@@ -93,7 +93,7 @@ enum Schema18Rows {
     static let filteredDeckKeys: Set<String> = ["resched", "terms", "separate", "delays", "previewDelay", "previewAgainSecs",
                                                 "previewHardSecs", "previewGoodSecs"]
 
-    static func deck(_ object: [String: Any]) -> DeckRow {
+    static func deck(_ object: [String: Any]) throws(UnencodableJSON) -> DeckRow {
         let filtered = int(object["dyn"]) != 0
         // Today's counts: [day, amount]; only those of the latest day count (Anki drops the rest).
         func today(_ key: String) -> (day: Int64, amount: Int64) {
@@ -110,7 +110,7 @@ enum Schema18Rows {
         common.int64(5, Int64(Int32(truncatingIfNeeded: review.day == lastDay ? review.amount : 0)))
         common.int64(6, Int64(Int32(truncatingIfNeeded: learn.day == lastDay ? learn.amount : 0)))
         common.int64(7, Int64(Int32(truncatingIfNeeded: time.amount)))
-        common.bytes(255, other(object, without: deckCommonKeys.union(filtered ? filteredDeckKeys : normalDeckKeys)))
+        common.bytes(255, try other(object, without: deckCommonKeys.union(filtered ? filteredDeckKeys : normalDeckKeys)))
 
         var kind = ProtobufWriter()
         if filtered {
@@ -164,7 +164,7 @@ enum Schema18Rows {
         "sm2Retention", "weightSearch",
     ]
 
-    static func preset(_ object: [String: Any]) -> PresetRow {
+    static func preset(_ object: [String: Any]) throws(UnencodableJSON) -> PresetRow {
         let new = object["new"] as? [String: Any] ?? [:]
         let rev = object["rev"] as? [String: Any] ?? [:]
         let lapse = object["lapse"] as? [String: Any] ?? [:]
@@ -222,7 +222,7 @@ enum Schema18Rows {
         config.bool(44, object["waitForAudio"] == nil ? true : bool(object["waitForAudio"]))
         config.string(45, string(object["weightSearch"]))
         config.string(46, string(object["ignoreRevlogsBeforeDate"]))
-        config.bytes(255, rest.isEmpty ? [] : json(rest))
+        config.bytes(255, rest.isEmpty ? [] : try json(rest))
         return PresetRow(id: int(object["id"]), name: string(object["name"]), mtime: int(object["mod"]), usn: int(object["usn"]),
                          config: config.bytes)
     }
@@ -247,14 +247,15 @@ enum Schema18Rows {
     static func string(_ value: Any?) -> String { value as? String ?? "" }
 
     /// The keys of `object` outside `named`, as the JSON of the `other` field (empty: none).
-    static func other(_ object: [String: Any], without named: Set<String>) -> [UInt8] {
+    static func other(_ object: [String: Any], without named: Set<String>) throws(UnencodableJSON) -> [UInt8] {
         let rest = object.filter { !named.contains($0.key) }
-        return rest.isEmpty ? [] : json(rest)
+        return rest.isEmpty ? [] : try json(rest)
     }
 
-    static func json(_ object: [String: Any]) -> [UInt8] {
+    static func json(_ object: [String: Any]) throws(UnencodableJSON) -> [UInt8] {
         guard JSONSerialization.isValidJSONObject(object),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return [] }
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { throw UnencodableJSON(keys: object.keys.sorted()) }
         return Array(data)
     }
 }
