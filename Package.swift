@@ -132,11 +132,14 @@ let package = Package(
 
         // MARK: Tests
 
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        // What every test target shares: a temporary tree, child processes with both pipes
+        // drained, where the built `deck` and the fixtures are.
+        .target(name: "TestSupport"),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FileSafety"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "FileSafety", "TestSupport"]),
         // What the test targets of Persistence, its macros and the seeds share (a temporary folder, both store kinds).
-        .target(name: "PersistenceTestSupport", dependencies: ["Persistence"]),
+        .target(name: "PersistenceTestSupport", dependencies: ["Persistence", "TestSupport"]),
         .testTarget(name: "PersistenceTests", dependencies: ["Persistence", "SQLite", "Digest", "PersistenceTestSupport"]),
         // Models declared through the macros, on in-memory and file stores.
         .testTarget(name: "PersistenceMacrosTests", dependencies: ["PersistenceMacros", "Persistence", "PersistenceTestSupport"]),
@@ -149,14 +152,14 @@ let package = Package(
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         // The scheduler against the `fsrs` package and current Anki (python3 peers).
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], exclude: ["Peers"]),
-        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest"]),
-        .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest"], exclude: ["Peers", "anki_html.py"]),
+        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest", "TestSupport"]),
+        .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest", "TestSupport"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest", "TestSupport"], exclude: ["Peers", "anki_html.py"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "StudyTests", dependencies: ["Study", "DeckDocument", "Persistence", "Scheduling"]),
-        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling"]),
+        .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling", "TestSupport"]),
         // Crash injection, concurrency, malformed input and resource faults against the built `deck`.
-        .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "FileSafety"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "FileSafety", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,19 +1,13 @@
 import Foundation
 import Persistence
+import TestSupport
 
 /// A temporary directory for one test, removed when released (swift-foundation's
 /// FilePlayground shape). Shared by the test targets of Persistence, its macros and the
 /// SwiftData seeds.
-public final class Playground {
-    public let url: URL
+public final class Playground: TemporaryTree {
     /// A new empty directory in the temporary directory, named `prefix-<UUID>`.
-    public init(prefix: String = "persistence") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    /// The file `name` in the directory (not created).
-    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    public override init(prefix: String = "persistence") throws { try super.init(prefix: prefix) }
 }
 
 /// Every store test runs on an in-memory store and on a temporary file.

@@ -1,30 +1,9 @@
 import Foundation
+import TestSupport
 @testable import Anki
 
-/// A temporary directory for one test, removed when the value goes away
-/// (swift-foundation's `FilePlayground` shape).
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("AnkiTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    /// Writes `data` to `name` and returns its URL.
-    @discardableResult
-    func write(_ name: String, _ data: Data) throws -> URL {
-        let target = file(name)
-        try data.write(to: target)
-        return target
-    }
-}
+/// A temporary directory for one test (the shared ``TemporaryTree``).
+typealias TemporaryDirectory = TemporaryTree
 
 /// The committed fixtures in Fixtures/anki.
 enum Fixtures {

@@ -1,15 +1,10 @@
 import Foundation
+import TestSupport
 @testable import DeckDocument
 
-/// A temporary directory, removed when released.
-final class Playground {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("deckdoc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+/// A temporary directory, removed when released, with a sample deck on demand.
+final class Playground: TemporaryTree {
+    init() throws { try super.init(prefix: "deckdoc") }
 
     /// A closed deck with three cards.
     func sampleDeck(_ name: String = "French.sampledeck") throws -> URL {

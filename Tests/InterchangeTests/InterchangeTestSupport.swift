@@ -1,5 +1,6 @@
 import DeckDocument
 import Foundation
+import TestSupport
 import Persistence
 
 /// Shared helpers of the interchange tests: fixtures, a temporary folder, sample decks.
@@ -15,15 +16,9 @@ enum Fixtures {
     static let ankiPackages = ["genanki-legacy.apkg", "anki-legacy.apkg", "anki-current.apkg", "anki-collection.colpkg"]
 }
 
-/// A temporary directory removed when released.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("interchange-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+/// A temporary directory removed when released, with sample decks on demand.
+final class Scratch: TemporaryTree {
+    init() throws { try super.init(prefix: "interchange") }
 
     /// A new empty deck.
     func deck(_ name: String = "Test.sampledeck", title: String = "Test") throws -> DeckDocument {

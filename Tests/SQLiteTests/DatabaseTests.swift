@@ -1,16 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SQLite
 
-/// A temporary directory removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+/// A temporary directory removed when the test ends (the shared ``TemporaryTree``).
+typealias TemporaryDirectory = TemporaryTree
+
+extension TemporaryTree {
+    /// The path of `name` inside the directory.
+    func path(_ name: String) -> String { file(name).path }
 }
 
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {

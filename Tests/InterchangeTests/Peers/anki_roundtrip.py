@@ -28,11 +28,8 @@ are left out (their ids and times differ from one fresh collection to the next).
 import hashlib
 import json
 import os
-import shutil
-import sys
-import tempfile
 
-from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from anki_jobs import import_job, run_jobs
 
 
 def deck_name(names, did):
@@ -84,49 +81,18 @@ def full_dump(col, skip_types, skip_decks, whole):
 
 
 def run_job(job, work):
-    folder = tempfile.mkdtemp(prefix="job-", dir=work)
-    path = os.path.join(folder, "collection.anki2")
-    logs = []
     whole = job["kind"] == "colpkg"
-    if whole:
-        col = Collection(path)
-        col.close(downgrade=False)
-        from anki._backend import RustBackend
-        backend = RustBackend()
-        media = os.path.join(folder, "collection.media")
-        os.makedirs(media, exist_ok=True)
-        for package in job["packages"]:
-            backend.import_collection_package(col_path=path, backup_path=package, media_folder=media,
-                                              media_db=os.path.join(folder, "collection.media.db2"))
-        col = Collection(path)
-        skip_types, skip_decks = set(), set()
-    else:
-        col = Collection(path)
-        skip_types = {(m["id"], m["mod"]) for m in col.models.all()}
-        skip_decks = {(d["id"], d["mod"]) for d in col.decks.all()}
-        for package in job["packages"]:
-            request = ImportAnkiPackageRequest(
-                package_path=os.path.abspath(package),
-                options=ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True))
-            log = col.import_anki_package(request).log
-            logs.append({"new": len(log.new), "updated": len(log.updated), "duplicate": len(log.duplicate),
-                         "conflicting": len(log.conflicting)})
-    dump = full_dump(col, skip_types, skip_decks, whole)
+    skip = {"types": set(), "decks": set()}
+
+    def remember_fresh(col):
+        skip["types"] = {(m["id"], m["mod"]) for m in col.models.all()}
+        skip["decks"] = {(d["id"], d["mod"]) for d in col.decks.all()}
+
+    col, logs = import_job(job, work, before_import=remember_fresh)
+    dump = full_dump(col, skip["types"], skip["decks"], whole)
     col.close()
     return {"logs": logs, "dump": dump}
 
 
-def main():
-    with open(sys.argv[1]) as handle:
-        jobs = json.load(handle)["jobs"]
-    work = tempfile.mkdtemp(prefix="anki-roundtrip-")
-    try:
-        out = {job["name"]: run_job(job, work) for job in jobs}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    with open(sys.argv[2], "w") as handle:
-        json.dump(out, handle, ensure_ascii=False, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main()
+    run_jobs(run_job, "anki-roundtrip-")
