@@ -185,8 +185,8 @@ public final class BulkImport {
     private let insertTag: Statement
     /// The rows of notes, cards, reviews and links waiting to be written in groups (``RowBatch``).
     private let noteRows, cardRows, reviewRows, tagLinkRows, mediaLinkRows: RowBatch
-    /// Where the GUIDs of new notes come from.
-    private var guids = AnkiGUID.FastRandom()
+    /// Where the GUIDs of new notes come from: in ascending order (``AnkiGUID/Ascending``).
+    private var guids = AnkiGUID.Ascending()
     /// Tag keys by the name as given (``tagKey(_:)``), before trimming and folding.
     private var tagKeysAsGiven: [String: Int64] = [:]
     /// The row batches of records added at full fidelity (``add(_:)-(ImportNote)``), made on first use.
@@ -266,7 +266,7 @@ public final class BulkImport {
         let noteKey = nextNote
         nextNote += 1
         noteRows.append(.integer(noteKey))
-        noteRows.append(.text(note.ankiGUID ?? AnkiGUID.random(using: &guids)))
+        noteRows.append(.text(note.ankiGUID ?? guids.next()))
         noteRows.append(.text(JSONStringArray.encode(values)))
         noteRows.append(.text(FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")))
         noteRows.append(.real(note.created.timeIntervalSince1970))
