@@ -161,7 +161,9 @@ public struct Scheduler: Sendable {
     private func apply(_ next: NormalState, to old: CardSchedulingState, context: Context, rating: Rating,
                        millis: Int64, timeTaken: Int) -> (CardSchedulingState, ReviewLogEntry) {
         var card = old
-        card.reps += 1
+        // Counts, ease and interval stay within the store's ranges (docs/FORMAT.md): a card at
+        // the top of one would otherwise leave a deck that check and every export refuse.
+        card.reps = min(card.reps, Self.countLimit - 1) + 1
         card.desiredRetention = context.desiredRetention
         if case .new(let position) = context.current { card.originalPosition = Int(position) }
         func placeLearning(_ learning: LearnState) {
@@ -192,19 +194,19 @@ public struct Scheduler: Sendable {
         case .review(let r):
             card.queue = .review
             card.type = .review
-            card.interval = r.scheduledDays
-            card.due = context.today.day + Int64(r.scheduledDays)
-            card.easeFactor = Int((r.ease * 1000).rounded())
-            card.lapses = r.lapses
+            card.interval = min(r.scheduledDays, Self.countLimit)
+            card.due = context.today.day + Int64(card.interval)
+            card.easeFactor = Self.permille(r.ease)
+            card.lapses = min(r.lapses, Self.countLimit)
             card.remainingSteps = 0
             card.memory = r.memory
             factor = r.memory.map(Self.shiftedDifficulty) ?? Double(r.ease)
         case .relearning(let l, let r):
-            card.interval = r.scheduledDays
+            card.interval = min(r.scheduledDays, Self.countLimit)
             card.remainingSteps = l.remaining
             card.type = .relearning
-            card.lapses = r.lapses
-            card.easeFactor = Int((r.ease * 1000).rounded())
+            card.lapses = min(r.lapses, Self.countLimit)
+            card.easeFactor = Self.permille(r.ease)
             card.memory = l.memory
             placeLearning(l)
             factor = l.memory.map(Self.shiftedDifficulty) ?? Double(r.ease)
@@ -213,11 +215,25 @@ public struct Scheduler: Sendable {
         card.lastReview = millis / 1000
         let log = ReviewLogEntry(
             id: millis, ease: rating.rawValue,
-            interval: next.interval.asDaysIfPast(rollover: context.secsUntilRollover).revlogValue,
-            lastInterval: context.current.interval.asDaysIfPast(rollover: context.secsUntilRollover).revlogValue,
-            factor: Int((Float(factor) * 1000).rounded()), time: timeTaken, kind: context.current.revlogKind)
+            interval: Self.revlogInterval(next.interval.asDaysIfPast(rollover: context.secsUntilRollover).revlogValue),
+            lastInterval: Self.revlogInterval(context.current.interval.asDaysIfPast(rollover: context.secsUntilRollover).revlogValue),
+            factor: Self.permille(Float(factor)), time: timeTaken, kind: context.current.revlogKind)
         return (card, log)
     }
+
+    /// The largest interval, review count and lapse count a card stores (32-bit, as Anki's columns).
+    static let countLimit = Int(Int32.max)
+
+    /// An ease (or a review's factor) in permille within the store's 0–100000, without trapping
+    /// on a value no Int holds (an ease grown from a preset's starting ease at its limit).
+    static func permille(_ ease: Float) -> Int {
+        let value = (ease * 1000).rounded()
+        guard value.isFinite else { return value > 0 ? 100_000 : 0 }
+        return Int(min(max(value, 0), 100_000))
+    }
+
+    /// A review's interval within the 32-bit range of its column.
+    static func revlogInterval(_ value: Int) -> Int { min(max(value, Int(Int32.min)), Int(Int32.max)) }
 
     private static func shiftedDifficulty(_ memory: MemoryState) -> Double { (memory.difficulty - 1) / 9 + 0.1 }
 }

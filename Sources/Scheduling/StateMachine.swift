@@ -218,7 +218,7 @@ struct StateContext {
         if let delay = relearnSteps.againDelay {
             let memory = failMemory
             again = .relearning(LearnState(remaining: relearnSteps.remainingForFailed, scheduledSecs: delay, memory: memory),
-                                ReviewState(scheduledDays: Int(max(failDays.rounded(), 1)), elapsedDays: 0, ease: review.ease,
+                                ReviewState(scheduledDays: max(Fuzz.roundToUInt(failDays), 1), elapsedDays: 0, ease: review.ease,
                                             lapses: review.lapses, leeched: review.leeched, memory: memory))
         } else if let fsrs {
             let (minimum, maximum) = minAndMax(1)
@@ -292,7 +292,7 @@ struct StateContext {
         let lapses = review.lapses + 1
         let leeched = Self.leechThresholdMet(lapses, leechThreshold)
         let (failDays, memory) = failingInterval(review)
-        let againReview = ReviewState(scheduledDays: Int(max(failDays.rounded(), 1)), elapsedDays: 0,
+        let againReview = ReviewState(scheduledDays: max(Fuzz.roundToUInt(failDays), 1), elapsedDays: 0,
                                       ease: max(review.ease - 0.2, 1.3), lapses: lapses, leeched: leeched, memory: memory)
         let again: NormalState
         if let delay = relearnSteps.againDelay {

@@ -195,11 +195,13 @@ public struct DeckStudy {
                                          kind: DeckSchemaV2.ReviewKind(rawValue: answer.log.kind.rawValue) ?? .review)
         context.insert(review)
         review.card = card
+        var retagged: [DeckSchemaV2.Note] = []
         if answer.becameLeech, let note = card.note, !note.tags.contains(where: { $0.name.lowercased() == "leech" }) {
             let tag = try context.fetch(FetchDescriptor<DeckSchemaV2.Tag>()).first { $0.name.lowercased() == "leech" }
                 ?? { let made = DeckSchemaV2.Tag(name: "leech"); context.insert(made); return made }()
             note.tags.append(tag)
             note.modified = time
+            retagged.append(note)
         }
         let bury = SiblingBurying.queuesToBury(afterAnswering: before.queue, preset: preset)
         if !bury.isEmpty, let note = card.note {
@@ -210,7 +212,8 @@ public struct DeckStudy {
                 }
             }
         }
-        try context.save()
+        // The leech tag is in the note's search index row too (`deck search tag:leech`, `check`).
+        try DeckStoreV2.save(context, reindexing: retagged)
         return answer
     }
 

@@ -64,6 +64,11 @@ struct ExtremeValueTests {
         ("Card 1.modified", "UPDATE Card SET modified = 1e300 WHERE pk = 1"),
         ("Note 2.created", "UPDATE Note SET created = -62135596801 WHERE pk = 2"),
         ("DeckInfo 1.dayZero", "UPDATE DeckInfo SET dayZero = 9223372036854775807"),
+        ("Preset 1.startingEase", "UPDATE Preset SET startingEase = 100001"),
+        ("Preset 1.maximumInterval", "UPDATE Preset SET maximumInterval = 2147483648"),
+        ("Preset 1.hardMultiplier", "UPDATE Preset SET hardMultiplier = 1e308"),
+        ("Preset 1.learningSteps", "UPDATE Preset SET learningSteps = '[1, 1e9]'"),
+        ("Preset 1.relearningSteps", "UPDATE Preset SET relearningSteps = '[0]'"),
     ]
 
     /// A deck of three tagged Basic notes and a reversed one in a fresh workspace, then `sql` run on its store.
@@ -310,6 +315,227 @@ struct ExtremeValueTests {
                 let after = try workspace.run(arguments)
                 #expect(!after.signaled && after.status == 0, "\(name): \(arguments): \(after)")
             }
+        }
+    }
+}
+
+extension ExtremeValueTests {
+    /// Crafted packages from `anki-current.apkg` (its collection in `collection.anki21b`): every
+    /// preset's starting ease (`deck_config` protobuf field 11, a float, read ×1000) set to `ease`,
+    /// then `sql` run on the collection: (name, ease, SQL, the field a refusal names or nil).
+    /// 1e30 and an infinity trapped in the reader before it saturated (RELIABILITY.md, bug 14);
+    /// NaN reads as 0, as Anki's `as u32` gives; 100 is the largest ease the import accepts
+    /// (100,000 permille, a card's largest: an ease of 2,147,483 was accepted before, and the first
+    /// answer of a new card wrote it to the card, which check and every export then refused).
+    static let easeVariants: [(name: String, ease: String, sql: String, field: String?)] = [
+        ("ease-1e30", "1e30", "", "deck_config.new.initialFactor"),
+        ("ease-infinite", "inf", "", "deck_config.new.initialFactor"),
+        ("ease-negative-infinite", "-inf", "", "deck_config.new.initialFactor"),
+        ("ease-negative", "-1", "", "deck_config.new.initialFactor"),
+        ("ease-beyond-int32", "3e6", "", "deck_config.new.initialFactor"),
+        ("ease-beyond-a-card's", "100.001", "", "deck_config.new.initialFactor"),
+        ("ease-nan", "nan", "UPDATE cards SET type = 2, queue = 2, due = 10, ivl = 100, factor = 100000 WHERE id = (SELECT min(id) FROM cards)", nil),
+        ("ease-largest", "100", "UPDATE cards SET type = 2, queue = 2, due = 10, ivl = 2147483647, factor = 100000 WHERE id = (SELECT min(id) FROM cards)", nil),
+        ("ease-zero", "0", "UPDATE cards SET type = 2, queue = 2, due = 10, ivl = 1, factor = 0 WHERE id = (SELECT min(id) FROM cards)", nil),
+        ("card-factor-beyond", "2.5", "UPDATE cards SET type = 2, queue = 2, due = 10, ivl = 1, factor = 100001", "cards.factor"),
+    ]
+
+    static let easeScript = #"""
+import json, os, sqlite3, struct, subprocess, sys, tempfile, zipfile
+fixture, folder = sys.argv[1], sys.argv[2]
+source = zipfile.ZipFile(fixture)
+def varint(data, i):
+    shift = value = 0
+    while True:
+        b = data[i]; i += 1
+        value |= (b & 0x7f) << shift; shift += 7
+        if b < 0x80: return value, i
+def with_float(blob, field, number):
+    out, i, done = bytearray(), 0, False
+    while i < len(blob):
+        start = i
+        key, i = varint(blob, i)
+        kind = key & 7
+        if kind == 0: _, i = varint(blob, i)
+        elif kind == 1: i += 8
+        elif kind == 2:
+            n, i = varint(blob, i); i += n
+        elif kind == 5: i += 4
+        else: raise ValueError(kind)
+        if key >> 3 == field and kind == 5:
+            out += blob[start:i - 4] + struct.pack('<f', number); done = True
+        else:
+            out += blob[start:i]
+    if not done: out += bytes([field << 3 | 5]) + struct.pack('<f', number)
+    return bytes(out)
+with tempfile.TemporaryDirectory() as scratch:
+    packed = os.path.join(scratch, 'c.zst'); path = os.path.join(scratch, 'c.db')
+    for name, ease, sql in json.loads(sys.stdin.read()):
+        with open(packed, 'wb') as f: f.write(source.read('collection.anki21b'))
+        subprocess.run(['zstd', '-q', '-f', '-d', packed, '-o', path], check=True)
+        db = sqlite3.connect(path)
+        db.create_collation('unicase', lambda a, b: (a.lower() > b.lower()) - (a.lower() < b.lower()))
+        for key, blob in db.execute('SELECT id, config FROM deck_config').fetchall():
+            db.execute('UPDATE deck_config SET config = ? WHERE id = ?', (with_float(blob, 11, float(ease)), key))
+        if sql: db.executescript(sql)
+        db.commit(); db.close()
+        subprocess.run(['zstd', '-q', '-f', path, '-o', packed], check=True)
+        with zipfile.ZipFile(os.path.join(folder, name + '.apkg'), 'w') as out:
+            for entry in source.namelist():
+                out.writestr(entry, open(packed, 'rb').read() if entry == 'collection.anki21b' else source.read(entry))
+"""#
+
+    @Test("a crafted .apkg with an ease beyond its range: refused at import naming the field, or run through import, check, every export, due and review; never a trap")
+    func ankiPackageWithABadEaseEndToEnd() throws {
+        let workspace = try HostileWorkspace()
+        let fixture = DeckBinary.packageRoot.appendingPathComponent("Fixtures/anki/anki-current.apkg")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.easeScript, fixture.path, workspace.work.path]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: Self.easeVariants.map { [$0.name, $0.ease, $0.sql] }))
+        try input.fileHandleForWriting.close()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python3: \(String(decoding: message, as: UTF8.self))")
+
+        for (name, ease, _, field) in Self.easeVariants {
+            let deck = "\(name).sampledeck"
+            let run = try workspace.run(["import", deck, "\(name).apkg", "--create"])
+            #expect(!run.signaled && !run.timedOut, "\(name) (\(ease)): \(run)")
+            if let field {
+                #expect(run.status == 65 && run.hasOneClearErrorLine && run.stderr.contains("\(name).apkg") && run.stderr.contains(field)
+                        && run.stderr.contains("out of range"), "\(name) (\(ease)): \(run)")
+                #expect(!FileManager.default.fileExists(atPath: workspace.work.appendingPathComponent(deck).path), "\(name): no deck left")
+                continue
+            }
+            try #require(run.status == 0, "\(name) (\(ease)): \(run)")
+            var commands: [[String]] = [["check", deck], ["info", deck, "--json"], ["list", deck, "--json"], ["due", deck], ["due", deck, "--json"]]
+            for format in ["csv", "tsv", "json", "html"] {
+                commands.append(["export", deck, "-o", "out/\(name).\(format)", "--format", format])
+            }
+            for layout in ["legacy", "current"] {
+                commands.append(["export", deck, "-o", "out/\(name)-\(layout).apkg", "--format", "apkg", "--anki-format", layout])
+            }
+            commands.append(["export", deck, "-o", "out/\(name).colpkg", "--format", "colpkg"])
+            commands.append(["archive", deck, "-o", "out/\(name).sampledeck.zip"])
+            for arguments in commands {
+                let after = try workspace.run(arguments)
+                #expect(!after.signaled && !after.timedOut && after.status == 0, "\(name): \(arguments): \(after)")
+            }
+            // Every card answered (a review card of the largest interval and ease, new cards under
+            // the preset's ease), then the deck still checks and exports.
+            let listing = try workspace.run(["list", deck, "--json"])
+            let cards = (try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
+            #expect(!cards.isEmpty, "\(name): \(listing)")
+            for (index, card) in cards.enumerated() {
+                let rating = ["again", "hard", "good", "easy"][index % 4]
+                let review = try workspace.run(["review", deck, String(card), rating, "--no-fuzz", "--json"])
+                #expect(!review.signaled && !review.timedOut && review.status == 0, "\(name): review \(card) \(rating): \(review)")
+            }
+            for arguments in [["check", deck], ["export", deck, "-o", "out/\(name)-reviewed.apkg", "--format", "apkg"],
+                              ["export", deck, "-o", "out/\(name)-reviewed.json", "--format", "json"]] {
+                let after = try workspace.run(arguments)
+                #expect(!after.signaled && !after.timedOut && after.status == 0, "\(name): \(arguments): \(after)")
+            }
+            // What the tool exported it reads again.
+            for file in ["\(name)-legacy.apkg", "\(name)-current.apkg", "\(name).colpkg", "\(name)-reviewed.apkg", "\(name).json"] {
+                let again = try workspace.run(["import", "again-\(file).sampledeck", "out/\(file)", "--create"])
+                #expect(!again.signaled && again.status == 0, "\(name): import \(file): \(again)")
+            }
+        }
+    }
+}
+
+extension ExtremeValueTests {
+    /// Presets at the ends of their columns' ranges (docs/FORMAT.md, "Value ranges": 32-bit counts,
+    /// the starting ease up to 100000 permille, multipliers 0 to 1000, steps under 1e9 minutes),
+    /// with cards at the limits of theirs: what `check` accepts the scheduler and the exporters
+    /// take too, and an answer keeps the card within its ranges (reps, lapses and ease saturate).
+    /// Before the ranges were narrowed (counts and ease up to Int64.max, multipliers and steps any
+    /// number) and the answer saturated, `deck review` died of SIGILL here.
+    static let presetsAtTheLimits: [(name: String, sql: String)] = [
+        ("largest, SM-2", """
+            UPDATE Preset SET newPerDay = 2147483647, reviewsPerDay = 2147483647, maximumInterval = 2147483647,
+              startingEase = 100000, graduatingInterval = 2147483647, easyInterval = 2147483647,
+              minimumLapseInterval = 2147483647, leechThreshold = 2147483647, easyBonus = 1000, hardMultiplier = 1000,
+              intervalMultiplier = 1000, lapseMultiplier = 1000, learningSteps = '[999999999.999, 999999999]', relearningSteps = '[999999999.999]',
+              desiredRetention = 0.9999999999, usesFSRS = 0;
+            """),
+        ("largest, FSRS", "UPDATE Preset SET usesFSRS = 1"),
+        ("smallest, SM-2", """
+            UPDATE Preset SET newPerDay = 0, reviewsPerDay = 0, maximumInterval = 1, startingEase = 0, graduatingInterval = 0, easyInterval = 0,
+              minimumLapseInterval = 0, leechThreshold = 0, easyBonus = 0, hardMultiplier = 0, intervalMultiplier = 0,
+              lapseMultiplier = 0, learningSteps = '[1e-300, 5e-324]', relearningSteps = '[5e-324]', desiredRetention = 1e-300, usesFSRS = 0;
+            """),
+        ("smallest, FSRS", "UPDATE Preset SET usesFSRS = 1"),
+        ("no steps, huge limits", """
+            UPDATE Preset SET newPerDay = 2147483647, reviewsPerDay = 2147483647, learningSteps = '[]', relearningSteps = '[]',
+              easyBonus = 1000, hardMultiplier = 0, intervalMultiplier = 1000, lapseMultiplier = 0, maximumInterval = 2147483647,
+              startingEase = 100000, desiredRetention = 0.5, usesFSRS = 0;
+            UPDATE DeckInfo SET dayZero = 253402300799, dayStartsAt = 23;
+            """),
+        ("day zero in year 1", "UPDATE DeckInfo SET dayZero = -62135596800, dayStartsAt = 0; UPDATE Preset SET usesFSRS = 1"),
+    ]
+
+    /// Found by the test below: `deck review` tagged a leech through the study context's own
+    /// save, which wrote no search index row, so `check` reported the deck damaged after any
+    /// card's eighth lapse and `deck search leech` missed it.
+    @Test("a card that becomes a leech in deck review: the search index has the tag, check passes")
+    func aLeechKeepsTheSearchIndexInStep() throws {
+        let workspace = try Self.workspace("UPDATE Card SET type = 2, queue = 2, due = 20, interval = 10, easeFactor = 2500, lapses = 7 WHERE pk = 1")
+        let review = try workspace.run(["review", "X.sampledeck", "1", "again", "--no-fuzz"])
+        #expect(review.status == 0, "\(review)")
+        let check = try workspace.run(["check", "X.sampledeck"])
+        #expect(check.status == 0, "\(check) \(check.stdout)")
+        let search = try workspace.run(["search", "X.sampledeck", "leech", "--json"])
+        #expect(search.status == 0 && search.stdout.contains("\"one\""), "\(search) \(search.stdout)")
+    }
+
+    @Test("presets at the limits of every column: check, the exports, due and review of every card in every state; never a signal")
+    func presetsAtTheLimitsWorkEverywhere() throws {
+        let workspace = try Self.workspace("""
+            UPDATE Card SET type = 2, queue = 2, due = 2000000, interval = 2147483647, easeFactor = 100000, repetitions = 2147483647,
+              lapses = 2147483646 WHERE pk = 1;
+            UPDATE Card SET type = 1, queue = 1, due = 1700000000, interval = 0, easeFactor = 0, remainingSteps = 9223372036854775807 WHERE pk = 2;
+            UPDATE Card SET type = 3, queue = 1, due = 1700000000, interval = 2147483647, easeFactor = 100000, remainingSteps = 1 WHERE pk = 3;
+            UPDATE Card SET type = 2, queue = 2, due = -700000, interval = 0, easeFactor = 0, stability = 1e308, difficulty = 10,
+              lastReview = -62135596800 WHERE pk = 4;
+            """)
+        let store = workspace.work.appendingPathComponent("X.sampledeck/Deck.sqlite")
+        let cards = 1...5  // the four notes' cards (the reversed one has two), keys 1 to 5
+        for (variant, (name, sql)) in Self.presetsAtTheLimits.enumerated() {
+            try Self.sqlite(store, sql)
+            let check = try workspace.run(["check", "X.sampledeck"])
+            #expect(!check.signaled && check.status == 0, "\(name): the preset is within the ranges: \(check) \(check.stdout)")
+            for arguments in [["export", "X.sampledeck", "-o", "out/\(variant).json", "--format", "json"],
+                              ["export", "X.sampledeck", "-o", "out/\(variant).apkg", "--format", "apkg"],
+                              ["export", "X.sampledeck", "-o", "out/\(variant)-current.apkg", "--format", "apkg", "--anki-format", "current"],
+                              ["export", "X.sampledeck", "-o", "out/\(variant).colpkg", "--format", "colpkg"],
+                              ["export", "X.sampledeck", "-o", "out/\(variant).csv"], ["info", "X.sampledeck", "--json"]] {
+                let run = try workspace.run(arguments)
+                #expect(!run.signaled && !run.timedOut && run.status == 0, "\(name): \(arguments): \(run)")
+            }
+            // The scheduler may refuse a preset it can't use (one clear line, 65), never trap.
+            for arguments in [["due", "X.sampledeck"], ["due", "X.sampledeck", "--json"]] {
+                let run = try workspace.run(arguments)
+                #expect(!run.signaled && !run.timedOut && (run.status == 0 || run.status == 65 && run.hasOneErrorLine), "\(name): \(arguments): \(run)")
+            }
+            for (index, card) in cards.enumerated() {
+                for rating in [["again", "hard", "good", "easy"][(index + variant) % 4], ["again", "hard", "good", "easy"][(index + variant + 2) % 4]] {
+                    let run = try workspace.run(["review", "X.sampledeck", String(card), rating, "--at", "2026-12-01T09:30:00Z", "--no-fuzz"])
+                    #expect(!run.signaled && !run.timedOut && (run.status == 0 || run.status == 65 && run.hasOneErrorLine),
+                            "\(name): review \(card) \(rating): \(run)")
+                }
+            }
+            // What the answers wrote is within the ranges too.
+            let after = try workspace.run(["check", "X.sampledeck"])
+            #expect(!after.signaled && after.status == 0, "\(name): after the answers: \(after) \(after.stdout)")
+            let json = try workspace.run(["import", "J\(variant).sampledeck", "out/\(variant).json", "--create"])
+            #expect(!json.signaled && json.status == 0, "\(name): the JSON export reads back: \(json)")
         }
     }
 }

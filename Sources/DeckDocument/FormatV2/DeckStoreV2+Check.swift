@@ -69,12 +69,22 @@ extension DeckStoreV2 {
         add("Deck", ["markdownDescription", "collapsed", "reschedules"], boolean, "not 0 or 1")
         add("Deck", ["filterTerms"], jsonArray, "not a JSON array")
         add("Deck", ["name"], "typeof(%c) = 'text' AND %c <> '' AND %c NOT LIKE '::%' AND %c NOT LIKE '%::' AND instr(%c, '::::') = 0", "not a deck path")
-        add("Preset", ["newPerDay", "reviewsPerDay", "startingEase", "graduatingInterval", "easyInterval", "minimumLapseInterval", "leechThreshold"], nonNegative, "negative or not an integer")
-        add("Preset", ["maximumInterval"], range(1, Int(Int64.max)), "not a positive integer")
-        add("Preset", ["learningSteps", "relearningSteps", "fsrsParameters"], jsonArray, "not a JSON array")
+        // What the scheduler computes with and Anki's importers accept: 32-bit counts and days,
+        // an ease in permille as a card's, multipliers up to 1000, steps under 1e9 minutes
+        // (a preset beyond them made an answer trap converting an interval or ease to Int).
+        add("Preset", ["newPerDay", "reviewsPerDay", "graduatingInterval", "easyInterval", "minimumLapseInterval", "leechThreshold"],
+            range(0, Int(Int32.max)), "out of range (0–2147483647)")
+        add("Preset", ["startingEase"], range(0, 100_000), "out of range (0–100000 permille)")
+        add("Preset", ["maximumInterval"], range(1, Int(Int32.max)), "out of range (1–2147483647 days)")
+        add("Preset", ["learningSteps", "relearningSteps"],
+            "CASE WHEN typeof(%c) = 'text' AND json_valid(%c) THEN CASE WHEN json_type(%c) = 'array' THEN NOT EXISTS (SELECT 1 FROM "
+            + "json_each(%c) WHERE type NOT IN ('integer', 'real') OR value <= 0 OR value >= 1e9) ELSE 0 END ELSE 0 END",
+            "not a JSON array of steps (more than 0, less than 1e9 minutes)")
+        add("Preset", ["fsrsParameters"], jsonArray, "not a JSON array")
         add("Preset", ["desiredRetention"], "typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1", "out of range (0–1)")
         add("Preset", ["usesFSRS", "buryNewSiblings", "buryReviewSiblings", "buryInterdaySiblings"], boolean, "not 0 or 1")
-        add("Preset", ["easyBonus", "hardMultiplier", "intervalMultiplier", "lapseMultiplier"], real, "not a number")
+        add("Preset", ["easyBonus", "hardMultiplier", "intervalMultiplier", "lapseMultiplier"], real + " AND %c BETWEEN 0 AND 1000",
+            "out of range (0–1000)")
         add("Review", ["time"], range(-secondsRange * 1000, secondsRange * 1000), "not a time in years 1 to 9999")
         add("Review", ["interval", "lastInterval"], range(Int(Int32.min), Int(Int32.max)), "out of range (a 32-bit number of days or seconds)")
         add("Review", ["easeFactor"], range(0, 100_000), "out of range (0–100000 permille)")

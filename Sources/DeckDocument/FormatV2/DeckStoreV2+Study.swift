@@ -214,3 +214,37 @@ struct StudyMergeHeap {
         for item in kept { push(item.row, item.stream) }
     }
 }
+
+extension DeckStoreV2 {
+    /// Saves `context` and, in the same transaction, rewrites the search index rows of `notes`
+    /// (their tags or fields changed outside ``DeckDocument/save()``, which indexes what it saves):
+    /// an answer that tags its note `leech` left the index without the tag, and `check` then
+    /// reported the deck damaged.
+    public static func save(_ context: ModelContext, reindexing notes: [DeckSchemaV2.Note]) throws {
+        guard !notes.isEmpty else { return try context.save() }
+        let container = context.container
+        try container.withDatabase(for: DeckSchemaV2.Note.self) { db in try db.execute("SAVEPOINT deck_study_save") }
+        do {
+            try context.save()
+            try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
+                let remove = try db.cachedStatement("DELETE FROM \"NoteSearch\" WHERE rowid = ?")
+                let insert = try db.cachedStatement("INSERT INTO \"NoteSearch\"(rowid, fields, tags) VALUES (?, ?, ?)")
+                for note in notes where !note.isDeleted && !note.persistentModelID.isTemporary {
+                    try remove.execute([.integer(note.id)])
+                    try insert.execute([.integer(note.id), .text(searchText(ofFields: note.fields)),
+                                        .text(note.tags.map(\.name).joined(separator: " "))])
+                }
+                try db.execute("RELEASE deck_study_save")
+            }
+        } catch {
+            // The save's own error is the one to report; the rollback only undoes the savepoint.
+            do {
+                try container.withDatabase(for: DeckSchemaV2.Note.self) { db in
+                    try db.execute("ROLLBACK TO deck_study_save")
+                    try db.execute("RELEASE deck_study_save")
+                }
+            } catch {}
+            throw error
+        }
+    }
+}

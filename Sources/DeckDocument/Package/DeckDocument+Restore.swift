@@ -99,6 +99,20 @@ extension DeckDocument {
                           preset.easyInterval, preset.minimumLapseInterval, preset.leechThreshold] {
                 try check(counts.contains(value), "preset \(preset.id): a count is out of range (\(value))")
             }
+            // The ranges of docs/FORMAT.md the store's check applies (what the scheduler computes with).
+            try check(preset.maximumInterval >= 1, "preset \(preset.id): maximumInterval is not positive")
+            try check((0...100_000).contains(preset.startingEase), "preset \(preset.id): startingEase is out of range (0-100000 permille)")
+            for (name, value) in [("easyBonus", preset.easyBonus), ("hardMultiplier", preset.hardMultiplier),
+                                  ("intervalMultiplier", preset.intervalMultiplier), ("lapseMultiplier", preset.lapseMultiplier)] {
+                try check(value.isFinite && (0...1000).contains(value), "preset \(preset.id): \(name) is out of range (0-1000)")
+            }
+            try check(preset.desiredRetention > 0 && preset.desiredRetention < 1, "preset \(preset.id): desiredRetention is out of range (0-1)")
+            for (name, text) in [("learningSteps", preset.learningSteps), ("relearningSteps", preset.relearningSteps)] {
+                let steps: [Any]?
+                do { steps = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] } catch { steps = nil }
+                try check(steps?.allSatisfy { (($0 as? NSNumber)?.doubleValue).map { $0 > 0 && $0 < 1e9 } ?? false } ?? false,
+                          "preset \(preset.id): \(name) is not a JSON array of steps (more than 0, less than 1e9 minutes)")
+            }
         }
         for deck in contents.decks {
             try check(!deck.name.isEmpty, "deck \(deck.id) has no name")

@@ -63,7 +63,9 @@ struct AnkiValueCheck {
         record.fsrsParameters = Self.json(preset.fsrsParameters)
         guard preset.desiredRetention > 0, preset.desiredRetention < 1 else { throw refuse("deck_config.desiredRetention", what) }
         record.desiredRetention = preset.desiredRetention
-        record.startingEase = try count(preset.startingEase, "new.initialFactor")
+        // An ease in permille, as a card's (`cards.factor`): the scheduler gives it to new cards.
+        guard AnkiScheduling.factorRange.contains(Int64(preset.startingEase)) else { throw refuse("deck_config.new.initialFactor", what) }
+        record.startingEase = preset.startingEase
         record.graduatingInterval = try count(preset.graduatingInterval, "new.ints")
         record.easyInterval = try count(preset.easyInterval, "new.ints")
         record.easyBonus = try factor(preset.easyBonus, "rev.ease4")
