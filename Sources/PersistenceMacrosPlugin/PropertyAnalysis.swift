@@ -165,7 +165,7 @@ struct PersistedProperty {
             result.append("""
                 @storageRestrictions(initializes: \(raw: storageName))
                 init(initialValue) {
-                    \(raw: storageName) = initialValue
+                    self.\(raw: storageName) = initialValue
                 }
                 """)
             result.append("""
@@ -174,25 +174,14 @@ struct PersistedProperty {
                     return self.\(raw: storageName)
                 }
                 """)
-            result.append("""
-                set {
-                    self.persistentBackingData._$attributesWritten = true
-                    if self.persistentBackingData._$isObserved {
-                        self._$willSet(\(raw: keyPath))
-                        self.\(raw: storageName) = newValue
-                        self._$didSet(\(raw: keyPath))
-                    } else {
-                        self.\(raw: storageName) = newValue
-                    }
-                }
-                """)
+            result.append("set { self._$write(\(raw: keyPath), newValue, &self.\(raw: storageName)) }")
         case .attribute, .undecided:
             let unwrapped = usesUnwrappedStorage ? "Unwrapped" : ""
             if initializer != nil {
                 result.append("""
                     @storageRestrictions(initializes: \(raw: storageName))
                     init(initialValue) {
-                        \(raw: storageName) = initialValue
+                        self.\(raw: storageName) = initialValue
                     }
                     """)
             }

@@ -27,6 +27,23 @@ extension PersistentModel where Self: Observable {
         persistentBackingData.registrar?.didSet(self, keyPath: keyPath)
     }
 
+    /// The setter of an attribute kept in backing storage of its own type: records the
+    /// write for the next save and stores the value, between `willSet` and `didSet` when the
+    /// model is observed. One call instead of the statements it stands for, which the type
+    /// checker would check again in every property of every model.
+    @inlinable
+    public func _$write<V>(_ keyPath: KeyPath<Self, V>, _ newValue: V, _ storage: inout V) {
+        let backing = persistentBackingData
+        backing._$attributesWritten = true
+        if backing._$isObserved {
+            _$willSet(keyPath)
+            storage = newValue
+            _$didSet(keyPath)
+        } else {
+            storage = newValue
+        }
+    }
+
     // MARK: Properties of a type the macro can't classify (an enum, a struct or a model)
 
     // One generic entry each, deciding at run time whether the value is a relationship: an
