@@ -51,6 +51,7 @@ enum BenchUsage {
               deck-bench op insert|fetch|query <n> <store> one persistence operation, timed
               deck-bench open-count <deck>                 open a deck read-only, print its card count
               deck-bench enumerate-notes <deck>            enumerate a deck's notes, print time, peak and count
+              deck-bench schema-build                      build format v2's schema twice, print wall and CPU of each
               deck-bench profile insert|fetch              one operation alone, for perf/callgrind
               deck-bench profile-csv <file.csv>            a CSV import into a new deck, in process
               deck-bench migration [rows]                  the lightweight migration alone

@@ -1,3 +1,4 @@
+import DeckDocument
 import Foundation
 import PersistenceMacros
 
@@ -76,7 +77,48 @@ enum MacroBench {
         withExtendedLifetime((keep, models, handModels, rows)) {}
 
         if let build = try buildTime(classes: 50, runs: max(1, min(runs, 3)), scratch: scratch) { results.append(build) }
+        results.append(try schemaBuild(runs: max(3, runs)))
         return results
+    }
+
+    // MARK: Schema build
+
+    /// The child (`deck-bench schema-build`): builds the schema of format v2's models twice
+    /// and prints wall and CPU seconds of each build. The first is what every `deck` command
+    /// pays when it opens a deck (the models' `schemaMetadata`, their key paths and the
+    /// runtime's metadata are made then); the second is the same work with all of that made.
+    static func schemaBuildChild() {
+        let first = timeBoth { _ = Schema(DeckSchemaV2.models) }
+        let again = timeBoth { _ = Schema(DeckSchemaV2.models) }
+        print("\(first.wall) \(first.cpu) \(again.wall) \(again.cpu)")
+    }
+
+    /// A figure, not a bar: the first schema build in a fresh process (median of `runs`
+    /// children) against the second in the same process.
+    static func schemaBuild(runs: Int) throws -> Measurement {
+        var first: [(wall: Double, cpu: Double)] = [], again: [(wall: Double, cpu: Double)] = []
+        for _ in 0..<runs {
+            let fields = try ChildProcess.run(ChildProcess.benchTool, ["schema-build"]).stdout
+                .split(separator: "\n").last?.split(separator: " ").compactMap { Double($0) } ?? []
+            guard fields.count == 4 else { throw BenchError("deck-bench schema-build printed no figures") }
+            first.append((fields[0], fields[1]))
+            again.append((fields[2], fields[3]))
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let oursWall = median(first.map(\.wall)), oursCPU = median(first.map(\.cpu))
+        let referenceWall = median(again.map(\.wall)), referenceCPU = median(again.map(\.cpu))
+        var measurement = Measurement(
+            name: "Schema of format v2's @Model classes, first build in a process", ours_s: oursWall, reference_s: referenceWall,
+            ratio: oursWall / max(referenceWall, 1e-9), bar: nil, peak_mib: nil, met: nil, runs: runs,
+            spread: (first.map(\.wall).max() ?? 0) / max(first.map(\.wall).min() ?? 1, 1e-9))
+        measurement.ours_cpu_s = oursCPU
+        measurement.reference_cpu_s = referenceCPU
+        measurement.cpu_ratio = oursCPU / max(referenceCPU, 1e-9)
+        measurement.group = "@Model schema build"
+        measurement.reference_name = "the same schema built again in that process"
+        measurement.note = "The open cost of every deck command: Schema(DeckSchemaV2.models) in a fresh deck-bench child, wall and CPU medians; the second build shows what is left once the models' metadata and key paths exist. No bar (issue 13/18: as cheap as hand-written models)."
+        measurement.command = "deck-bench schema-build"
+        return measurement
     }
 
     // MARK: Build time

@@ -13,6 +13,7 @@ import Interchange
 //   deck-bench op insert|fetch|query <n> <store> (child) one persistence operation, timed
 //   deck-bench open-count <deck>               (child) open a deck read-only, print its card count
 //   deck-bench enumerate-notes <deck>          (child) enumerate a deck's notes, print time, peak and count
+//   deck-bench schema-build                    (child) build format v2's schema twice, print wall and CPU of each
 //   deck-bench profile insert|fetch            run one operation alone, for perf/callgrind
 //   deck-bench profile-csv <file.csv>          a CSV import into a new deck, in process, for callgrind
 //   deck-bench migration [rows]                the lightweight migration alone
@@ -37,6 +38,9 @@ case "op":
     exit(0)
 case "open-count" where arguments.count == 2:
     try CLIBench.openCountChild(arguments[1])
+    exit(0)
+case "schema-build" where arguments.count == 1:
+    MacroBench.schemaBuildChild()
     exit(0)
 case "enumerate-notes" where arguments.count == 2:
     try CLIBench.enumerateNotesChild(arguments[1])
