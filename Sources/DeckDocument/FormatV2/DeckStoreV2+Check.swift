@@ -124,6 +124,16 @@ extension DeckStoreV2 {
         return cases.isEmpty ? "NULL" : "CASE " + cases.joined(separator: " ") + " END"
     }
 
+    /// ``firstInvalidColumn(of:alias:except:)`` of each of ``valueTables`` over its own rows, built
+    /// once (every study command checks some of them at open).
+    static let ownRowChecks: [String: String] = Dictionary(uniqueKeysWithValues: valueTables.map {
+        ($0, firstInvalidColumn(of: $0, alias: quoteIdentifier($0)))
+    })
+
+    static func ownRowCheck(_ table: String) -> String {
+        ownRowChecks[table] ?? firstInvalidColumn(of: table, alias: quoteIdentifier(table))
+    }
+
     /// The refusal of a row that breaks a value rule (exit 65): the deck, the row and the column
     /// with its value and what it should be, as `check` words it
     /// (`French.sampledeck: Card 7.interval = -1: out of range (0–2147483647)`).
@@ -140,7 +150,7 @@ extension DeckStoreV2 {
     /// reading each table once: for readers that go on to read those tables through models.
     static func verifyValues(_ db: Database, deck: URL, tables: [String]) throws {
         for table in tables {
-            let check = firstInvalidColumn(of: table, alias: quoteIdentifier(table))
+            let check = ownRowCheck(table)
             let bad = try db.rows("SELECT \"pk\", \(check) FROM \(quoteIdentifier(table)) WHERE (\(check)) IS NOT NULL ORDER BY \"pk\" LIMIT 1")
             if let row = bad.first, case .integer(let key) = row[0], case .text(let column) = row[1] {
                 throw valueError(db, deck: deck, table: table, key: key, column: column)
@@ -156,7 +166,7 @@ extension DeckStoreV2 {
         try verifyValues(db, deck: deck, tables: settingsTables)
         guard let note = try db.scalar("SELECT \"note\" FROM \"Card\" WHERE \"pk\" = ?", [.integer(id)], as: Int64.self) else { return }
         for (table, key) in [("Note", "pk"), ("Card", "note")] {
-            let check = firstInvalidColumn(of: table, alias: quoteIdentifier(table))
+            let check = ownRowCheck(table)
             let bad = try db.rows("SELECT \"pk\", \(check) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(key)) = ? AND (\(check)) IS NOT NULL ORDER BY \"pk\" LIMIT 1",
                                   [.integer(note)])
             if let row = bad.first, case .integer(let key) = row[0], case .text(let column) = row[1] {
