@@ -26,6 +26,14 @@ struct CommandParser {
             let command = path.leaf
             let subcommands = command.configuration.subcommands
             guard !subcommands.isEmpty else { break }
+            // The usual command line names a subcommand first: nothing of the parent's can come
+            // before it, so the parent's arguments need not be discovered (reflection over a fresh
+            // instance of it: a millisecond of a short command's start).
+            if let first = tokens.first, !first.hasPrefix("-"), let subcommand = subcommands.first(where: { $0.commandName == first }) {
+                path = path.appending(subcommand)
+                tokens = tokens.dropFirst()
+                continue
+            }
             let set = try argumentSet(for: path)
 
             let firstPositional: (name: String, index: Int)?
