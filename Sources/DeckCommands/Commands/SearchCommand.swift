@@ -14,7 +14,7 @@ struct SearchCommand: ParsableCommand {
             When few are left out, a search indexes them first (about 0.3 s per 100,000 cards) and saves the index (while another \
             process has the deck open for writing, it indexes them in memory instead, each time, until a writer catches up). When many \
             are (more than 50,000 and an eighth of the deck: a large import), a search reads every note instead, finding the same \
-            cards in the same order (about 0.3 s per million notes), and starts a 'deck search --index' of its own in the background, \
+            cards in the same order (about 0.8 s per million notes), and starts a 'deck search --index' of its own in the background, \
             after which searches use the index again. --index brings the index up to date now and prints nothing.
             """,
         examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre"),
@@ -49,7 +49,18 @@ struct SearchCommand: ParsableCommand {
         // process of its own index them. A few: index them for good when the deck can be opened for
         // writing (otherwise the read-only search indexes them in memory, every time).
         let readsNotes = try store.perform { try $0.searchReadsNotesInstead() }
-        if !readsNotes, store.hasPendingSearchIndex, let writable = try? OpenDeck.open(at: deck, readOnly: false) { store = writable }
+        // (An archive is read from a private copy: nothing of it is written.)
+        if !readsNotes, !store.isArchive, try store.hasPendingSearchIndex() {
+            do {
+                store = try OpenDeck.open(at: deck, readOnly: false)
+            } catch let failure as DeckFailure where failure.kind == .io || failure.kind == .cannotCreate {
+                // Another process has the deck open for writing (74), or it can't be written here
+                // (read-only media or permissions, 73): a search is a reader and must not fail for
+                // that, so it goes on read-only and indexes the few pending notes in memory, as the
+                // discussion says; the next search that can write saves them. Anything else (a
+                // damaged store) is the search's error.
+            }
+        }
         var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet)
         try store.forEachSearchResult(text, limit: limit) { try stream.add($0) }
         try stream.finish()

@@ -92,7 +92,9 @@ final class OpenDeck {
     }
 
     /// Whether a bulk import left cards out of the search index (the next writable search indexes them).
-    var hasPendingSearchIndex: Bool { (try? document.hasPendingSearchIndex()) ?? false }
+    func hasPendingSearchIndex() throws -> Bool {
+        try mapping(path) { try document.hasPendingSearchIndex() }
+    }
 
     /// Cards whose front, back or tags match `text`, ignoring case and diacritics, best first.
     func search(_ text: String, limit: Int?) throws -> [CardRecord] {

@@ -15,7 +15,7 @@ extension DeckDocument {
     /// into a temporary index of its own connection (once per change of the store) and searches
     /// both, ranking each match within its own index. When many notes are unindexed (more than
     /// 50,000 and an eighth of the deck), any search reads every note instead (``SearchScan``:
-    /// the matches and order of the complete index, about 0.3 µs a note) and indexes nothing:
+    /// the matches and order of the complete index, about 0.8 µs a note) and indexes nothing:
     /// ``searchReadsNotesInstead()`` says so, and a writer then calls
     /// ``updateSearchIndex(notesPerTransaction:)`` (`deck search` starts `deck search --index`
     /// in the background).
@@ -154,7 +154,7 @@ extension DeckDocument {
 
     /// Whether a search reads the notes rather than the index: when more than
     /// ``readingNotesThreshold`` notes and an eighth of the deck's keys are not indexed (after a
-    /// large import), reading every note (about 0.3 µs a note) costs less than indexing them
+    /// large import), reading every note (about 0.8 µs a note) costs less than indexing them
     /// (FTS5: several µs a note), and the answer comes before the index is complete.
     func searchReadsNotes() throws -> Bool {
         try container.withDatabase(for: Note.self) { db in
