@@ -55,6 +55,9 @@ public struct ChildProcess: @unchecked Sendable {
         return try start(process, stdin: stdin)
     }
 
+    /// SIGPIPE ignored in this process, once.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// Starts a configured `process` with pipes for its standard streams.
     public static func start(_ process: Process, stdin: Data? = nil) throws -> ChildProcess {
         let out = Pipe(), err = Pipe(), input = Pipe()
@@ -66,6 +69,9 @@ public struct ChildProcess: @unchecked Sendable {
         // otherwise wait on us while we wait on it.
         let writer = input.fileHandleForWriting
         if let stdin, !stdin.isEmpty {
+            // Writing to a pipe whose reader has gone raises SIGPIPE, which would end the whole
+            // test process: ignored, so the write fails with EPIPE instead.
+            _ = ignoreBrokenPipes
             Thread {
                 // A child that exits without reading all of it closes the pipe: the write then
                 // fails with EPIPE (the throwing write; the old one traps on it), which is the
