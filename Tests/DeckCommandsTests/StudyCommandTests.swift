@@ -37,6 +37,26 @@ import Testing
         #expect(badTime.status == 64 && badTime.stderr.contains("--at: 'yesterday' is not a time"))
     }
 
+    /// The manifest's `modified` is "the last save" (docs/FORMAT.md): an answer is one, by
+    /// `deck review` and by `deck study`; a session that answers nothing is not.
+    @Test func answersMoveTheManifestsModifiedDate() throws {
+        let play = try deck()
+        func modified() throws -> String {
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: play.file("L.sampledeck/manifest.json"))) as? [String: Any]
+            return try #require(manifest?["modified"] as? String)
+        }
+        let created = try modified()
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try play.run("review", "L.sampledeck", "1", "good", "--no-fuzz").status == 0)
+        let reviewed = try modified()
+        #expect(reviewed > created, "\(created) -> \(reviewed)")
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try play.run("study", "L.sampledeck", "--no-fuzz", stdin: "q\n").status == 0)
+        #expect(try modified() == reviewed, "a session without answers saves nothing")
+        #expect(try play.run("study", "L.sampledeck", "--no-fuzz", stdin: "\n3\nq\n").status == 0)
+        #expect(try modified() > reviewed)
+    }
+
     @Test func dueListsNewCardsAndWhatIsDueNow() throws {
         let play = try deck()
         let all = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:00:00Z").stdout) as? [[String: Any]])

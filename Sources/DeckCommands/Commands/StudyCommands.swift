@@ -121,6 +121,8 @@ struct ReviewCommand: ParsableCommand {
                 throw CommandFailure(.failure, path: deck, reason: "no card with id \(cardID)")
             }
             try study.answer(card, rating: rating, at: at)
+            // The answer is saved; the manifest's `modified` says when the deck last changed.
+            try store.document.save()
             let timing = try study.timing()
             if output.json {
                 Terminal.current.stdout.write(StudyJSON.card(card, timing: timing) + "\n")
@@ -207,7 +209,9 @@ struct StudyCommand: ParsableCommand {
         try StudyErrors.run(deck) {
             // --at moves the session's clock, which then runs on as the session goes.
             let offset = try time.time().timeIntervalSinceNow
-            _ = try StudySession(source: source, limit: limit, clock: { Date().addingTimeInterval(offset) }).run()
+            let outcome = try StudySession(source: source, limit: limit, clock: { Date().addingTimeInterval(offset) }).run()
+            // Each answer was saved as it was given; the manifest's `modified` says when.
+            if outcome.answered > 0 || outcome.undone > 0 { try store.document.save() }
         }
     }
 }
