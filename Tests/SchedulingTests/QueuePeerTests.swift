@@ -88,7 +88,10 @@ import Scheduling
 
     @Test func thirtyDeckTreesQueueAsInAnki() throws {
         let cases = Self.cases(seed: 1919)
-        let anki = try Peer.run("anki_queue_peer.py", input: cases, as: [Output].self, environment: ["ANKI_TEST_MODE": "1"])
+        // Not under ANKI_TEST_MODE (fuzz plays no part in a queue): with it, Anki's learning
+        // queue left out cards due by now at some hours of the day (a fresh collection at
+        // 02:20 UTC queued none of them), so this test failed depending on when it ran.
+        let anki = try Peer.run("anki_queue_peer.py", input: cases, as: [Output].self)
         try #require(anki.count == cases.count)
         var failures: [String] = []
         var queued = 0
