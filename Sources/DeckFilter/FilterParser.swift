@@ -6,7 +6,8 @@
 /// and        = not { "and" not }
 /// not        = "not" not | primary
 /// primary    = "(" or ")" | comparison
-/// comparison = field [ "not" ] ( "contains" | "starts" "with" | "startswith" ) value
+/// comparison = "is" [ "not" ] state
+///            | field [ "not" ] ( "contains" | "starts" "with" | "startswith" ) value
 ///            | field ( "=" | "==" | "!=" | "<" | "<=" | ">" | ">=" ) value
 ///            | field [ "not" ] "in" "(" value { "," value } ")"
 /// value      = "string" | bare-word | integer | decimal | date | date-time | true | false
@@ -192,6 +193,9 @@ private struct Parsing {
             case "in":
                 advance()
                 comparison = .in(field: field, values: try parseList())
+            case let word? where field.lowercased() == "is" && !Self.reserved.contains(word):
+                // `is new`, `is not suspended`: the states read as English, short for `is = new`.
+                comparison = .comparison(field: field, op: .equal, value: try parseValue(after: "'is'"))
             default:
                 throw operatorError(field: field, negated: negated)
             }

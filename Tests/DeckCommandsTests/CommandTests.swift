@@ -47,6 +47,16 @@ import Testing
         #expect(result.stderr == "deck: error: Nope.sampledeck: no such deck\n")
     }
 
+    /// A deck made in a folder that doesn't exist: the error says which folder, not "no such deck".
+    @Test func createInAMissingFolderNamesTheFolder() throws {
+        let play = try Playground()
+        let result = try play.run("create", "none/A.sampledeck")
+        #expect(result.status == 66)
+        #expect(result.stderr.hasPrefix("deck: error: none/A.sampledeck: the folder "), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("/none does not exist\n"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: play.url.appendingPathComponent("none").path))
+    }
+
     @Test func createRefusesAnExistingPathWith73() throws {
         let play = try Playground()
         #expect(try play.run("create", "A.sampledeck").status == 0)

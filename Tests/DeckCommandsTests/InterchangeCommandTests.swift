@@ -30,6 +30,24 @@ import Testing
         #expect(list.stdout.contains("\thouse\t"), "the second field, not labelled lines")
     }
 
+    /// A media file the deck lists but lacks is the deck's fault: the error names the deck and
+    /// the file, not the output being written, and no output is left behind.
+    @Test(arguments: ["out.apkg", "out.html", "out.colpkg"])
+    func aMissingMediaFileNamesTheDeckNotTheOutput(_ output: String) throws {
+        let play = try Playground()
+        let imported = try play.run("import", "A.sampledeck", Self.anki("anki-current.apkg"), "--create")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let media = play.url.appendingPathComponent("A.sampledeck/Media")
+        let files = try FileManager.default.contentsOfDirectory(atPath: media.path)
+        #expect(!files.isEmpty)
+        for name in files { try FileManager.default.removeItem(at: media.appendingPathComponent(name)) }
+        let result = try play.run("export", "A.sampledeck", "-o", output)
+        #expect(result.status == 66)
+        #expect(result.stderr.hasPrefix("deck: error: A.sampledeck: media file Media/"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix(" is missing\n"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: play.url.appendingPathComponent(output).path))
+    }
+
     /// `deck import --update`: the report line counts updated, unchanged and skipped notes,
     /// --verbose names each skipped note and why, --json carries the counts (and with --verbose
     /// the skipped notes); a re-import never adds a note twice.

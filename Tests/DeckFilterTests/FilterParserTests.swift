@@ -26,6 +26,17 @@ import Testing
         #expect(filter.fieldNames == ["front", "tag", "created", "kind"])
     }
 
+    /// `is new` and `is not suspended` read as the issue writes them: short for `is = …`.
+    @Test func isTakesAStateWithoutAnOperator() throws {
+        #expect(try parse("is new") == cmp("is", .equal, .string("new")))
+        #expect(try parse("IS Suspended and flag = 1") == .and(cmp("IS", .equal, .string("Suspended")), cmp("flag", .equal, .integer(1))))
+        #expect(try parse("is not buried") == .not(cmp("is", .equal, .string("buried"))))
+        #expect(try parse("is not in (new, due)") == .not(.in(field: "is", values: [.string("new"), .string("due")])))
+        #expect(try parse("is = due") == cmp("is", .equal, .string("due")))
+        #expect(throws: FilterSyntaxError.self) { try parse("is and flag = 1") }
+        #expect(throws: FilterSyntaxError.self) { try parse("front new") }
+    }
+
     // MARK: Precedence and grouping
 
     @Test func andBindsTighterThanOr() throws {

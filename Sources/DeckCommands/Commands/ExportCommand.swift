@@ -174,7 +174,7 @@ struct ExportCommand: ParsableCommand {
             }
         } else {
             try OutputTarget.writeFile(outputFile, force: force) { url in
-                try ErrorMapping.run(path: outputFile) {
+                try ErrorMapping.run(path: outputFile, deck: deck) {
                     try DeckInterchange.export(store.document, format: format, to: url, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
                                            pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent(), ankiLayout: layout)
                 }

@@ -8,7 +8,10 @@ import SQLite
 
 /// Turns errors of the lower layers into ``CommandFailure``s with the tool's exit statuses.
 enum ErrorMapping {
-    static func map(_ error: any Error, path: String? = nil) -> any Error {
+    /// `path` names the file a failure is about when the error doesn't say; `deck`, when
+    /// given, is the deck being read while `path` is written: a deck's own faults (a missing
+    /// or damaged media file, bad rows) name it, never the output made from it.
+    static func map(_ error: any Error, path: String? = nil, deck: String? = nil) -> any Error {
         switch error {
         case is any CommandError, is ValidationError, is ExitCode, is CleanExit:
             return error
@@ -45,7 +48,12 @@ enum ErrorMapping {
             case .inUse, .io: .ioError
             }
             // Bad data names the deck that holds it, not the file being written from it.
-            return CommandFailure(code, path: error.kind == .corrupt ? error.path : path ?? error.path, reason: error.reason)
+            switch error.kind {
+            case .notADeck, .newerVersion, .corrupt, .missing:
+                return CommandFailure(code, path: deck ?? (error.kind == .corrupt ? error.path : path ?? error.path), reason: error.reason)
+            case .alreadyExists, .readOnly, .inUse, .io:
+                return CommandFailure(code, path: path ?? error.path, reason: error.reason)
+            }
         case let error as DatabaseError:
             return CommandFailure(databaseExitCode(error), path: path, reason: error.description)
         case let error as PersistenceError:
@@ -76,12 +84,12 @@ enum ErrorMapping {
         }
     }
 
-    /// Runs `body`, mapping any error it throws.
-    static func run<T>(path: String? = nil, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, mapping any error it throws (see ``map(_:path:deck:)``).
+    static func run<T>(path: String? = nil, deck: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
-            throw map(error, path: path)
+            throw map(error, path: path, deck: deck)
         }
     }
 }

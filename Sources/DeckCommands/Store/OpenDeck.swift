@@ -272,7 +272,7 @@ final class OpenDeck {
             case .alreadyExists, .readOnly: .cannotCreate
             case .inUse, .io: .io
             }
-            throw DeckFailure(kind, path: path, reason: error.kind == .missing ? "no such deck" : error.reason)
+            throw DeckFailure(kind, path: path, reason: error.reason)
         } catch let error as DeckQueryError {
             throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
         } catch let error as NoteInputError {
