@@ -137,6 +137,30 @@ import Testing
         #expect(accent.stdout.contains("connaître"))
     }
 
+    /// `deck search` takes phrases, or, exclusions and groups, a --where filter and --sort keys;
+    /// a search that only leaves notes out is a usage error.
+    @Test func searchLanguageWhereAndSort() throws {
+        let play = try Playground()
+        try play.frenchDeck()
+        func fronts(_ arguments: String...) throws -> [String] {
+            let result = try DeckProcess.run(["search", "French.sampledeck"] + arguments + ["--format", "tsv"], in: play.url)
+            #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[2]) }
+        }
+        #expect(try fronts("\"to go out\"") == ["sortir"])
+        #expect(try fronts("\"out to go\"").isEmpty)
+        #expect(try Set(fronts("sleep or believe")) == ["dormir", "croire"])
+        #expect(try fronts("modal -must -can") == ["vouloir"])
+        #expect(try fronts("modal", "--sort", "front") == ["devoir", "pouvoir", "vouloir"])
+        #expect(try fronts("modal or essential", "--where", "tag = modal", "--sort", "front:desc", "--limit", "2") == ["vouloir", "pouvoir"])
+        let only = try play.run("search", "French.sampledeck", "--", "-modal")
+        #expect(only.status == 64)
+        #expect(only.stderr.hasPrefix("deck: error: search: '-modal' only leaves notes out"), "\(only.stderr)")
+        #expect(try play.run("search", "French.sampledeck", "x", "--sort", "colour").status == 64)
+        #expect(try play.run("search", "French.sampledeck", "x", "--where", "colour = 1").status == 64)
+        #expect(try play.run("search", "French.sampledeck", "--index", "--where", "tag = modal").status == 64)
+    }
+
     @Test func importErrors() throws {
         let play = try Playground()
         #expect(try play.run("create", "I.sampledeck").status == 0)

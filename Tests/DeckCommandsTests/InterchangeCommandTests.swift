@@ -30,6 +30,22 @@ import Testing
         #expect(list.stdout.contains("\thouse\t"), "the second field, not labelled lines")
     }
 
+    /// A package or text file given where a deck belongs says what it is and what reads it, not
+    /// what the deck-archive reader found odd inside it.
+    @Test func aFileDeckImportReadsIsNotTakenForADeckArchive() throws {
+        let play = try Playground()
+        try play.write("words.csv", "front,back\nchat,cat\n")
+        try play.write("words.json", "{\"notes\": []}\n")
+        for (file, kind) in [(Self.anki("anki-current.apkg"), "an Anki package"), (Self.anki("anki-collection.colpkg"), "an Anki package"),
+                             ("words.csv", "a text file (CSV or TSV)"), ("words.json", "a JSON file")] {
+            for command in ["info", "list", "check"] {
+                let result = try play.run(command, file)
+                #expect(result.status == 65, "\(command) \(file)")
+                #expect(result.stderr.hasPrefix("deck: error: \(file): is \(kind), not a deck: 'deck import <deck> \(file)'"), "\(result.stderr)")
+            }
+        }
+    }
+
     /// A media file the deck lists but lacks is the deck's fault: the error names the deck and
     /// the file, not the output being written, and no output is left behind.
     @Test(arguments: ["out.apkg", "out.html", "out.colpkg"])

@@ -27,6 +27,36 @@ import Testing
         #expect(try deck.search("animals", limit: nil).isEmpty)
     }
 
+    /// The search language on the sample deck: phrases, or, exclusions, groups.
+    @Test(arguments: [("chat or paris", [1, 4]), ("\"capital of\"", [4]), ("\"of capital\"", []), ("c -coffee", [1, 4]),
+                      ("(chat or cafe) -animals", [2]), ("\"caf\"", []), ("caf", [2]), ("cat or coffee or capital", [1, 2, 4])])
+    func searchLanguage(query: String, expected: [Int64]) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        #expect(try deck.search(query, limit: nil).map(\.id).sorted() == expected)
+    }
+
+    /// A search narrowed by a filter and ordered by sort keys instead of rank.
+    @Test func searchWithAFilterAndASort() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.open(at: try playground.sampleDeck(), mode: .readOnly)
+        defer { try? deck.close() }
+        func found(_ filter: String?, _ sort: [(field: String, descending: Bool)], limit: Int? = nil) throws -> [String] {
+            var fronts: [String] = []
+            try deck.forEachSearchRow(matching: "chat or cafe or paris", where: try filter.map { try FilterParser.parse($0) }, sortedBy: sort,
+                                      limit: limit) { fronts.append($0.front); return true }
+            return fronts
+        }
+        #expect(try found(nil, []).sorted() == ["Café", "Paris is the capital of {{c1::France}}", "chat"])
+        #expect(try found(nil, [("front", false)]) == ["Café", "chat", "Paris is the capital of {{c1::France}}"])
+        #expect(try found("tag != geo", [("front", true)]) == ["chat", "Café"])
+        #expect(try found("tag != geo", [("front", true)], limit: 1) == ["chat"])
+        #expect(try found("kind = cloze", []) == ["Paris is the capital of {{c1::France}}"])
+        #expect(try found("tag = nothing", [("front", false)]).isEmpty)
+        #expect(throws: DeckQueryError.self) { try found("bogus = 1", []) }
+    }
+
     // Rows are notes named by their first card: the sample deck's notes have cards 1, 2 (and 3), 4.
     @Test(arguments: [
         ("front contains \"ch\"", [1]),

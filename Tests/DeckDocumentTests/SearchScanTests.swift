@@ -31,6 +31,10 @@ import Testing
         "la forêt", "amp", "b", "img", "x-y", "x", "y z", "日本", "日本語", "strasse", "straße", "spaced out", "tab", "here",
         "ａｂｃ", "abc", "elan", "élan", "drinks", "ete", "été", "trees", "family", "n12", "paris", "c1", "quoted", "slash",
         "back\\slash", "milk coffee", "coffee", "the", "tree", "zzz", "12 zzz", "'''", "\u{301}", "12 \u{301}",
+        // The search language: phrases, or, exclusions, groups.
+        "coffee or tree", "\"family tree\"", "\"tree family\"", "\"the tree\"", "tree -family", "(cafe or coffee) -milk",
+        "coffee and milk", "\"the\"", "\"tre\"", "back -12", "(12 or 120) front", "front -(12 or 120 or batch)", "zzz or 120",
+        "\"number 12\" or \"number 120\"", "drinks -\"au lait\"", "etre or \"ne pas\" or cafe",
     ]
 
     /// A deck with the sample deck's 3 notes indexed, then `notes` and 150 numbered notes imported (not indexed).
@@ -47,6 +51,21 @@ import Testing
             }
         }
         return deck
+    }
+
+    /// A word of a script written without spaces matches inside the note's words, index or not.
+    @Test func wordsOfScriptsWithoutSpacesMatchInsideWords() throws {
+        let playground = try Playground()
+        let deck = try Self.deck(playground)
+        defer { try? deck.close() }
+        try deck.updateSearchIndex()
+        let japanese = try #require(try deck.search("日本語のテキスト", limit: nil).first?.id)
+        for query in ["本語", "テキスト", "のテ", "日本", "本語 japanese", "本語 or zzz", "\"本語\""] {
+            #expect(try deck.search(query, limit: nil).map(\.id) == [japanese], "\(query)")
+        }
+        #expect(try deck.search("本語 -japanese", limit: nil).isEmpty)
+        #expect(try deck.search("語本", limit: nil).isEmpty)
+        #expect(try deck.search("日本", limit: nil).count == 1, "the note's tag 日本 and its text: one note")
     }
 
     @Test func readingTheNotesFindsWhatTheIndexFindsInItsOrder() throws {

@@ -45,15 +45,7 @@ struct ListCommand: ParsableCommand {
         if let limit, limit < 0 { throw ValidationError("--limit must be zero or more") }
         if offset < 0 { throw ValidationError("--offset must be zero or more") }
         _ = try chosenColumns()
-        for key in sort {
-            let name = key.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-            if !OpenDeck.sortKeys.contains(name) {
-                throw ValidationError("--sort: unknown key '\(name)' (use \(OpenDeck.sortKeys.joined(separator: ", ")))")
-            }
-            if key.contains(":"), !key.hasSuffix(":desc"), !key.hasSuffix(":asc") {
-                throw ValidationError("--sort: '\(key)' must end in :asc or :desc")
-            }
-        }
+        try SortKeys.validate(sort)
     }
 
     /// The columns asked for: `--columns`, else the card columns with `--cards`, else nil (the classic listing).
@@ -71,14 +63,32 @@ struct ListCommand: ParsableCommand {
 
     mutating func run() async throws {
         let expression = try filter.map { text in try ErrorMapping.run { try FilterParser.parse(text) } }
-        let keys = sort.map { key in
-            (field: String(key.split(separator: ":").first ?? ""), descending: key.hasSuffix(":desc"))
-        }
+        let keys = SortKeys.parse(sort)
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let columns = try chosenColumns()
         var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet, columns: columns)
         try store.forEachCard(where: expression, sortedBy: keys, limit: limit, offset: offset, perCard: cards,
                               details: columns?.contains(where: \.needsDetails) ?? false, byteOrder: byteOrder) { try stream.add($0) }
         try stream.finish()
+    }
+}
+
+/// The `--sort key[:desc]` options of `list` and `search`.
+enum SortKeys {
+    /// - Throws: ``ValidationError`` for an unknown key or a suffix other than `:asc`/`:desc`.
+    static func validate(_ keys: [String]) throws {
+        for key in keys {
+            let name = key.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+            if !OpenDeck.sortKeys.contains(name) {
+                throw ValidationError("--sort: unknown key '\(name)' (use \(OpenDeck.sortKeys.joined(separator: ", ")))")
+            }
+            if key.contains(":"), !key.hasSuffix(":desc"), !key.hasSuffix(":asc") {
+                throw ValidationError("--sort: '\(key)' must end in :asc or :desc")
+            }
+        }
+    }
+
+    static func parse(_ keys: [String]) -> [(field: String, descending: Bool)] {
+        keys.map { key in (field: String(key.split(separator: ":").first ?? ""), descending: key.hasSuffix(":desc")) }
     }
 }

@@ -1,15 +1,22 @@
 import ArgumentParsing
 import DeckDocument
+import DeckFilter
 import Foundation
 
-/// `deck search <deck> <text> [--limit <n>] [--format table|tsv|json]`, `deck search <deck> --index`
+/// `deck search <deck> <text> [--where <filter>] [--sort <key>[:desc]]... [--limit <n>] [--format table|tsv|json]`, `deck search <deck> --index`
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Find cards whose front, back or tags contain a text, ignoring case and accents.",
+        abstract: "Find cards whose fields or tags contain a text, ignoring case and accents.",
         discussion: """
-            'cafe' finds 'Café', and each word matches as a prefix ('conj' finds 'conjugaison'). The best matches come first \
-            (SQLite FTS5's bm25 ranking). Exits 1 when nothing matches. \
+            'cafe' finds 'Café', and each word matches as a prefix ('conj' finds 'conjugaison'); every word must occur. \
+            "a phrase" in quotes matches its words in a row (and a quoted word only whole); 'or' (any case) joins alternatives \
+            ('chat or chien', binding looser than the words around it); '-' before a word, phrase or group leaves out what \
+            matches it ('verb -irregular'; an exclusion needs a word beside it); parentheses group ('(chat or chien) noir'). \
+            Quote 'or' and 'and' to look for those words. A word of Chinese, Japanese, Korean, Thai or another script written \
+            without spaces matches inside words too ('本語' finds '日本語'); such a search reads every note (about 0.8 s per \
+            million). HTML markup is not searched. The best matches come first (SQLite FTS5's bm25 ranking); --sort orders by \
+            deck list's keys instead, and --where keeps the cards a deck list filter matches. Exits 1 when nothing matches. \
             With --quiet nothing is printed and the exit status alone says whether anything matched. 'deck import' leaves the cards it adds out of the search index. \
             When few are left out, a search indexes them first (about 0.3 s per 100,000 cards) and saves the index (while another \
             process has the deck open for writing, it indexes them in memory instead, each time, until a writer catches up). When many \
@@ -18,10 +25,19 @@ struct SearchCommand: ParsableCommand {
             after which searches use the index again. --index brings the index up to date now and prints nothing.
             """,
         examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre"),
+                   .init("Either word, without the irregular ones, in a subdeck, by front.",
+                         command: "deck search French.sampledeck 'chat or chien -irregular' --where 'deck = French::Animals' --sort front"),
                    .init("Index a large import's cards now rather than in the background.", command: "deck search Big.sampledeck --index")])
 
     @Argument(help: ArgumentHelp("The deck to search.", valueName: "deck")) var deck: String
     @Argument(help: ArgumentHelp("The text to look for (not with --index).", valueName: "text")) var text: String?
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only cards matching this filter (deck list's --where language).", valueName: "filter"))
+    var filter: String?
+    @Option(help: ArgumentHelp("Sort by this key instead of best match first, ascending or with :desc (repeatable; deck list's keys).",
+                               valueName: "key[:desc]"))
+    var sort: [String] = []
+    @Flag(name: .customLong("byte-order"), help: "With --sort, sort text by its bytes (Unicode code points) instead of as a reader expects.")
+    var byteOrder = false
     @Option(help: ArgumentHelp("At most this many cards.", valueName: "n")) var limit: Int?
     @Option(help: "The output format.") var format: CardFormat = .table
     @Flag(help: "Index the cards an import left out of the search index, then exit (a part at a time: other writers get the deck in between); searches nothing.")
@@ -37,13 +53,15 @@ struct SearchCommand: ParsableCommand {
 
     mutating func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be zero or more") }
-        if index, text != nil { throw ValidationError("--index searches nothing: give no text with it") }
+        if index, text != nil || filter != nil || !sort.isEmpty { throw ValidationError("--index searches nothing: give no text, --where or --sort with it") }
+        try SortKeys.validate(sort)
         if !index, text == nil { throw ValidationError("give the text to look for") }
     }
 
     mutating func run() async throws {
         if index { return try updateIndex() }
         let text = text ?? ""
+        let expression = try filter.map { text in try ErrorMapping.run { try FilterParser.parse(text) } }
         var store = try OpenDeck.open(at: deck, readOnly: true)
         // Many cards a large import left unindexed: read the notes (no write needed), and have a
         // process of its own index them. A few: index them for good when the deck can be opened for
@@ -62,7 +80,9 @@ struct SearchCommand: ParsableCommand {
             }
         }
         var stream = CardStream(format: output.json ? .json : format, width: Terminal.current.width, quiet: output.quiet)
-        try store.forEachSearchResult(text, limit: limit) { try stream.add($0) }
+        try store.forEachSearchResult(text, where: expression, sortedBy: SortKeys.parse(sort), limit: limit, byteOrder: byteOrder) {
+            try stream.add($0)
+        }
         try stream.finish()
         if readsNotes, !store.isArchive { BackgroundIndexing.start(deck: deck) }
         if stream.count == 0 { throw ExitCode.failure }

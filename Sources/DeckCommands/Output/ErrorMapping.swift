@@ -17,6 +17,8 @@ enum ErrorMapping {
             return error
         case let error as FilterSyntaxError:
             return ValidationError("--where: \(error.description)")
+        case let error as SearchQueryError:
+            return ValidationError("search: \(error.message)")
         case let error as CSVError:
             if case .io = error.reason {
                 return CommandFailure(.noInput, path: error.path ?? path, reason: error.message)

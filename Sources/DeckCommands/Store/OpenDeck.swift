@@ -2,6 +2,7 @@ import Archive
 import DeckDocument
 import DeckFilter
 import Foundation
+import Interchange
 import Persistence
 import SQLite
 
@@ -43,10 +44,28 @@ final class OpenDeck {
             let url = URL(fileURLWithPath: path)
             var isDirectory: ObjCBool = false
             if readOnly, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                if let kind = foreignFileKind(url) {
+                    throw DeckFailure(.corrupt, path: path, reason: "is \(kind), not a deck: 'deck import <deck> \(path)' adds it to a deck, "
+                                      + "'deck convert \(path)' makes a deck of it")
+                }
                 return OpenDeck(path: path, document: try DeckDocument.open(archive: url, limits: ArchiveSecurity.limits()))
             }
             return OpenDeck(path: path, document: try DeckDocument.open(at: url, mode: readOnly ? .readOnly : .readWrite, lockWait: wait,
                                                                             writeAheadLog: writeAheadLog))
+        }
+    }
+
+    /// What a file given where a deck belongs is, when it is a file `deck import` reads (an Anki
+    /// package, JSON, CSV or TSV text) rather than a deck archive; nil for anything else, which
+    /// the archive reader then judges.
+    private static func foreignFileKind(_ url: URL) -> String? {
+        let format: InterchangeFormat?
+        do { format = try InterchangeFormat.sniffImport(at: url) } catch { return nil }
+        switch format {
+        case .apkg?, .colpkg?: return "an Anki package"
+        case .json?: return "a JSON file"
+        case nil: return "a text file (CSV or TSV)"
+        case .some(let other): return "a file of format \(other.rawValue)"
         }
     }
 
@@ -87,8 +106,12 @@ final class OpenDeck {
     }
 
     /// Calls `body` with each card a search finds, best first, without loading models.
-    func forEachSearchResult(_ text: String, limit: Int?, _ body: (CardRecord) throws -> Bool) throws {
-        try mapping(path) { try document.forEachSearchRow(matching: text, limit: limit) { try body(Self.record($0)) } }
+    /// With `filter` or `sort`, only the notes the filter matches, in the sort's order.
+    func forEachSearchResult(_ text: String, where filter: FilterExpression? = nil, sortedBy sort: [(field: String, descending: Bool)] = [],
+                             limit: Int?, byteOrder: Bool = false, _ body: (CardRecord) throws -> Bool) throws {
+        try mapping(path) {
+            try document.forEachSearchRow(matching: text, where: filter, sortedBy: sort, limit: limit, byteOrder: byteOrder) { try body(Self.record($0)) }
+        }
     }
 
     /// Whether a bulk import left cards out of the search index (the next writable search indexes them).
@@ -273,6 +296,8 @@ final class OpenDeck {
             case .inUse, .io: .io
             }
             throw DeckFailure(kind, path: path, reason: error.reason)
+        } catch let error as SearchQueryError {
+            throw DeckFailure(.usage, path: nil, reason: "search: \(error.message)")
         } catch let error as DeckQueryError {
             throw DeckFailure(.usage, path: nil, reason: "--where: \(error.message)")
         } catch let error as NoteInputError {

@@ -7,8 +7,11 @@ extension DeckDocument {
     /// first (FTS5 `bm25`), as listing rows (one per note, named by its first card).
     ///
     /// Case and diacritics are ignored (`cafe` finds `Café`); every word must occur, and a
-    /// word matches as a prefix (`conj` finds `conjugaison`). FTS syntax characters in
-    /// `text` are taken literally. Unsaved changes are not searched: save first.
+    /// word matches as a prefix (`conj` finds `conjugaison`); `"a phrase"` matches its words
+    /// in a row, `or` joins alternatives, `-word` leaves out what matches, parentheses group,
+    /// and a word of Chinese, Japanese, Korean, Thai and other scripts written without spaces
+    /// matches inside words (see ``SearchQuery``). FTS5 syntax in `text` is never passed
+    /// through. Unsaved changes are not searched: save first.
     ///
     /// Cost: after a bulk import, the first search indexes the imported notes
     /// (``updateSearchIndex()``). A read-only document can't write that down: it indexes them
@@ -18,8 +21,9 @@ extension DeckDocument {
     /// the matches and order of the complete index, about 0.8 µs a note) and indexes nothing:
     /// ``searchReadsNotesInstead()`` says so, and a writer then calls
     /// ``updateSearchIndex(notesPerTransaction:)`` (`deck search` starts `deck search --index`
-    /// in the background).
-    /// - Throws: ``DeckError`` `closed`; the store's error.
+    /// in the background). A search with a word that matches inside words always reads the notes.
+    /// - Throws: ``SearchQueryError`` for a text that only leaves notes out (`-dog`);
+    ///   ``DeckError`` `closed`; the store's error.
     public func search(_ text: String, limit: Int?) throws -> [CardRow] {
         var rows: [CardRow] = []
         try forEachSearchRow(matching: text, limit: limit) { rows.append($0); return true }
@@ -33,14 +37,15 @@ extension DeckDocument {
     /// (``SearchScan``: same matches, same order).
     func searchKeys(_ text: String, limit: Int?, method: SearchMethod? = nil) throws -> [Int64] {
         try requireOpen()
-        guard let query = Self.ftsQuery(text) else { return [] }
-        let chosen = try method ?? (try searchReadsNotes() ? .readingNotes : .index)
+        guard let parsed = try SearchQuery.parse(text) else { return [] }
+        // A word of a script written without spaces matches inside words, which only reading
+        // the notes can answer.
+        let chosen = parsed.matchesInsideWords ? .readingNotes : try method ?? (try searchReadsNotes() ? .readingNotes : .index)
         if chosen == .readingNotes {
-            let words = Self.searchWords(text)
             let path = storeURL.path
             return try container.withDatabase(for: Note.self) { db in
                 try db.transaction(.deferred) {
-                    let notes = try SearchScan(words: words, db: db).noteKeys(limit: limit, db: db, path: path)
+                    let notes = try SearchScan(query: parsed, db: db).noteKeys(limit: limit, db: db, path: path)
                     guard !notes.isEmpty else { return [] }
                     let list = SQLValue.text("[" + notes.map(String.init).joined(separator: ",") + "]")
                     return try db.rows(#"SELECT (SELECT min(c."pk") FROM "Card" c WHERE c."note" = k."value") FROM json_each(?) k ORDER BY k."key""#, [list])
@@ -48,6 +53,7 @@ extension DeckDocument {
                 }
             }
         }
+        let query = parsed.ftsQuery
         if mode == .readWrite { try updateSearchIndex() }
         let firstCard = #"(SELECT min(c."pk") FROM "Card" c WHERE c."note" = s.rowid)"#
         let keys: [Int64] = try container.withDatabase(for: Note.self) { db in
@@ -125,20 +131,6 @@ extension DeckDocument {
         try DeckStoreV2.indexNotes(after: through, into: "temp.\"NoteSearchPendingIndex\"", db)
         try db.execute("DELETE FROM temp.\"NoteSearchPendingState\"")
         try db.execute("INSERT INTO temp.\"NoteSearchPendingState\" VALUES (?, ?)", [.integer(through), .integer(version)])
-    }
-
-    /// The words of user text a search looks for: split at white space, those holding a letter or digit.
-    static func searchWords(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0.isWhitespace }).map(String.init).filter { word in
-            word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) }
-        }
-    }
-
-    /// The FTS5 query for user text: each word quoted and marked as a prefix, all required.
-    static func ftsQuery(_ text: String) -> String? {
-        let words = searchWords(text)
-        guard !words.isEmpty else { return nil }
-        return words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
     }
 
     /// How a search finds its notes.

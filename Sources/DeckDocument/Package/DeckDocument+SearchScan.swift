@@ -26,10 +26,11 @@ struct TokenList {
         ends.append(contentsOf: other.ends.map { $0 + base })
     }
 
-    /// How many times `phrase` (its tokens) occurs: at each position where the next tokens equal
-    /// its tokens, the last one as a prefix — FTS5's instances of the phrase `"…"*`.
-    func instances(of phrase: [[UInt8]]) -> Int {
-        let length = phrase.count
+    /// How many times `pattern` occurs: at each position where the next tokens match its
+    /// tokens, each as its ``SearchPattern/Match`` says — for words and phrases without
+    /// ``SearchPattern/Match/inside``, FTS5's instances of the phrase `"…"*` or `"…"`.
+    func instances(of pattern: SearchPattern) -> Int {
+        let length = pattern.tokens.count
         guard length > 0, count >= length else { return 0 }
         return bytes.withUnsafeBufferPointer { all in
             var found = 0
@@ -38,16 +39,7 @@ struct TokenList {
                 for offset in 0..<length {
                     let index = start + offset
                     let low = index == 0 ? 0 : ends[index - 1]
-                    let token = UnsafeBufferPointer(rebasing: all[low..<ends[index]])
-                    let wanted = phrase[offset]
-                    let isLast = offset == length - 1
-                    if isLast ? token.count < wanted.count : token.count != wanted.count { matches = false; break }
-                    var same = true
-                    for position in wanted.indices where token[position] != wanted[position] {
-                        same = false
-                        break
-                    }
-                    if !same {
+                    if !pattern.matches(UnsafeBufferPointer(rebasing: all[low..<ends[index]]), at: offset) {
                         matches = false
                         break
                     }
@@ -59,6 +51,55 @@ struct TokenList {
     }
 }
 
+/// The tokens of a word or phrase of a search, each with how it matches a note's token.
+struct SearchPattern {
+    enum Match {
+        /// The same token.
+        case whole
+        /// A token that begins with it (a word's last token, as FTS5's `*`).
+        case prefix
+        /// A token that holds it (a token of a script written without spaces).
+        case inside
+    }
+
+    let tokens: [[UInt8]]
+    /// How each token matches.
+    let modes: [Match]
+
+    init(_ term: SearchQuery.Term, tokenizer: FTS5Tokenizer) throws {
+        tokens = try tokenizer.tokens(of: term.text)
+        let tokens = tokens
+        modes = tokens.indices.map { index in
+            if term.matchesInsideWords, String(decoding: tokens[index], as: UTF8.self).unicodeScalars.contains(where: SearchQuery.isUnspacedScript) {
+                return .inside
+            }
+            return !term.isPhrase && index == tokens.count - 1 ? .prefix : .whole
+        }
+    }
+
+    var isEmpty: Bool { tokens.isEmpty }
+
+    func matches(_ token: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let wanted = tokens[offset]
+        switch modes[offset] {
+        case .whole:
+            return token.count == wanted.count && Self.same(token, from: 0, wanted)
+        case .prefix:
+            return token.count >= wanted.count && Self.same(token, from: 0, wanted)
+        case .inside:
+            guard token.count >= wanted.count else { return false }
+            for start in 0...(token.count - wanted.count) where Self.same(token, from: start, wanted) { return true }
+            return false
+        }
+    }
+
+    /// Whether `token` holds the bytes of `wanted` from `start` on (the caller checked the length).
+    private static func same(_ token: UnsafeBufferPointer<UInt8>, from start: Int, _ wanted: [UInt8]) -> Bool {
+        for position in wanted.indices where token[start + position] != wanted[position] { return false }
+        return true
+    }
+}
+
 /// A full-text search answered by reading every note instead of the index: what
 /// ``DeckDocument/searchKeys(_:limit:)`` does while a large import's notes are not indexed yet
 /// (indexing a million notes costs FTS5 seconds; reading them, a fraction of one).
@@ -66,19 +107,24 @@ struct TokenList {
 /// It finds what the index would find once complete, in the same order: the notes are split
 /// into tokens by FTS5's own tokenizer (`unicode61 remove_diacritics 2`, as the index is made),
 /// each word of the query matches as FTS5 matches the phrase `"word"*` (its tokens in a row in
-/// one column, the last as a prefix), every word must match, and matches are ranked by `bm25`
-/// as FTS5 computes it (k1 = 1.2, b = 0.75; every note counted, its fields and tags), then by key.
-/// One difference remains: a word of several tokens spanning two tags matches here with the tags
-/// in key order, in the index in the order they were written.
+/// one column, the last as a prefix) and each quoted phrase as `"phrase"`, the query's `or`,
+/// `-` and groups combine them as FTS5's `OR`, `NOT` and parentheses do, and matches are ranked
+/// by `bm25` as FTS5 computes it (k1 = 1.2, b = 0.75; every note counted, its fields and tags;
+/// every word and phrase of the query a phrase of its own), then by key. One difference remains:
+/// a word of several tokens spanning two tags matches here with the tags in key order, in the
+/// index in the order they were written. It also answers what the index can't: a word of a
+/// script written without spaces matches inside the note's tokens (``SearchPattern/Match/inside``).
 struct SearchScan {
-    /// The tokens of each word of the query (a word without any is no condition, as in FTS5).
-    let phrases: [[[UInt8]]]
+    let query: SearchQuery
+    /// The tokens of each term of the query (a term without any is no condition, as in FTS5).
+    let phrases: [SearchPattern]
     let tokenizer: FTS5Tokenizer
 
-    init(words: [String], db: Database) throws {
+    init(query: SearchQuery, db: Database) throws {
         let tokenizer = try db.fts5Tokenizer("unicode61", arguments: ["remove_diacritics", "2"])
         self.tokenizer = tokenizer
-        phrases = try words.map { try tokenizer.tokens(of: $0) }
+        self.query = query
+        phrases = try query.terms.map { try SearchPattern($0, tokenizer: tokenizer) }
     }
 
     /// The keys of the matching notes, best first, at most `limit`.
@@ -86,6 +132,7 @@ struct SearchScan {
     ///   strings (the index's catch-up refuses it too); the store's error.
     func noteKeys(limit: Int?, db: Database, path: String) throws -> [Int64] {
         guard phrases.contains(where: { !$0.isEmpty }) else { return [] }
+        let conjunction = query.isConjunction
         var tagTokens: [Int64: TokenList] = [:]
         let tags = try db.prepare(#"SELECT "pk", "name" FROM main."Tag""#)
         while try tags.step() {
@@ -131,6 +178,9 @@ struct SearchScan {
                 let count = fields.instances(of: phrase) + tagList.instances(of: phrase)
                 frequencies[index] = count
                 if count > 0 { hits[index] += 1 } else { all = false }
+            }
+            if !conjunction {
+                all = query.matches(query.root) { frequencies[$0] > 0 || phrases[$0].isEmpty }
             }
             if all { matched.append((key, size, frequencies)) }
         }

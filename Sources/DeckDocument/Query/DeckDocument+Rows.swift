@@ -160,6 +160,41 @@ extension DeckDocument {
         }
     }
 
+    /// The cards ``forEachSearchRow(matching:limit:_:)`` finds, narrowed to the notes matching
+    /// `filter` (a note through its first card, as ``forEachCardRow(where:sortedBy:limit:offset:perCard:details:byteOrder:_:)``
+    /// matches it) and, with `sortedBy`, in that order (equal keys best match first) rather than
+    /// best first. The search's matches are joined to one listing statement in their rank order.
+    /// - Throws: as both.
+    public func forEachSearchRow(matching text: String, where filter: FilterExpression?,
+                                 sortedBy: [(field: String, descending: Bool)] = [], limit: Int?, byteOrder: Bool = false,
+                                 _ body: (CardRow) throws -> Bool) throws {
+        guard filter != nil || !sortedBy.isEmpty else { return try forEachSearchRow(matching: text, limit: limit, body) }
+        var translator = CardFilterTranslator()
+        // Translated first, so a bad filter or sort key is an error before the search runs.
+        let condition = try filter.map { try translator.translate($0) }
+        let order = try sortedBy.map { try CardFilterTranslator.orderTerm($0.field, descending: $0.descending, byteOrder: byteOrder) }
+        let keys = try searchKeys(text, limit: nil)
+        guard !keys.isEmpty else { return }
+        // CROSS JOIN keeps the matches the outer loop: each finds its card by key.
+        var sql = "SELECT \(Self.rowColumns), \(Self.checkColumns) FROM json_each(?) h CROSS JOIN \(CardFilterTranslator.source) "
+            + "WHERE c.\"pk\" = h.\"value\""
+        if let condition { sql += " AND (\(condition))" }
+        sql += " ORDER BY " + (order + ["h.\"key\""]).joined(separator: ", ")
+        var arguments: [SQLValue] = [.text("[" + keys.map(String.init).joined(separator: ",") + "]")] + translator.arguments
+        if let limit {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(limit)))
+        }
+        try container.withDatabase(for: Note.self) { db in
+            try db.registerTextFunctions()
+            let statement = try db.prepare(sql)
+            try statement.bind(arguments)
+            while try statement.step() {
+                if try !body(try row(statement, db)) { break }
+            }
+        }
+    }
+
     /// The columns of a ``CardRow``; tag names joined by U+001F (a tag never holds it). The
     /// note's fields come as stored (JSON), front and back taken out by ``row(_:_:details:)``:
     /// SQLite 3.40 parses the JSON again for each `json_valid`, `json_type` and `json_extract`,
