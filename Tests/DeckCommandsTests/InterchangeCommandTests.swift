@@ -85,7 +85,9 @@ import Testing
         #expect(never.stderr.contains("deck: skipped note g3 (oiseau): --update never\n"), "\(never.stderr)")
         let newer = try play.run("import", "A.sampledeck", "v2.csv", "--json", "--verbose")
         #expect(newer.status == 0, "\(newer.stderr)")
-        #expect(newer.stdout.contains("\"update\": \"newer\", \"added\": 0, \"updated\": 2, \"unchanged\": 2, \"skipped\": 0, \"noteTypes\": [], \"skippedNotes\": []"),
+        #expect(newer.stdout.contains("\"update\": \"newer\", \"added\": 0, \"updated\": 2, \"unchanged\": 2, \"skipped\": 0, \"noteTypes\": [], "
+                                      + "\"decks\": {\"added\": 0, \"updated\": 0, \"unchanged\": 0, \"kept\": 0}, "
+                                      + "\"presets\": {\"added\": 0, \"updated\": 0, \"unchanged\": 0, \"kept\": 0}, \"skippedNotes\": []"),
                 "\(newer.stdout)")
         #expect(newer.stdout.contains("\"notes\": 4, \"cards\": 4"))
         let list = try play.run("list", "A.sampledeck", "--format", "tsv")

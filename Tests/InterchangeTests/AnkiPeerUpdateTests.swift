@@ -18,7 +18,13 @@ import Testing
             let fieldsChanged: [String]
             let tagAdded, newOrdinal, rescheduled, changedTypeNote, added: String
             let typeUpdated, typeChanged: String
+            let deckDescribed, deckPreset, presetUpdated: String
+            /// new.perDay of presetUpdated in current.apkg, then in edited.apkg.
+            let presetNewPerDay: [Int]
         }
+        /// A normal deck's description and preset, as Anki's and ours end up.
+        struct DeckState: Decodable, Equatable { let desc: String, md: Bool, preset: String? }
+        struct PresetState: Decodable, Equatable { let newPerDay: Int, desiredRetention: Double }
         struct Result: Decodable {
             struct Note: Decodable { let fields: [String], tags: [String], noteType: String }
             let new, updated, duplicate, conflicting: Int
@@ -26,6 +32,12 @@ import Testing
             let cards: [String: Int]
             /// [name, field names, css] of each note type.
             let noteTypes: [[Field]]
+            /// Normal decks by name; presets by name.
+            let decks: [String: DeckState]
+            let presets: [String: PresetState]
+            /// Template names by note type name; each note's card ordinals by GUID.
+            let templates: [String: [String]]
+            let cardOrdinals: [String: [Int]]
             enum Field: Decodable {
                 case text(String), list([String])
                 init(from decoder: Decoder) throws {
@@ -64,6 +76,18 @@ import Testing
         Dictionary(try deck.mainContext.fetch(FetchDescriptor<V2.Note>()).map { ($0.guid, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
+    static func deckStates(_ deck: DeckDocument) throws -> [String: Updates.DeckState] {
+        Dictionary(uniqueKeysWithValues: try deck.mainContext.fetch(FetchDescriptor<V2.Deck>()).filter { $0.kind == .normal }.map {
+            ($0.name, Updates.DeckState(desc: $0.deckDescription, md: $0.markdownDescription, preset: $0.preset?.name))
+        })
+    }
+
+    static func presetStates(_ deck: DeckDocument) throws -> [String: Updates.PresetState] {
+        Dictionary(try deck.mainContext.fetch(FetchDescriptor<V2.Preset>()).map {
+            ($0.name, Updates.PresetState(newPerDay: $0.newPerDay, desiredRetention: $0.desiredRetention))
+        }, uniquingKeysWith: { a, _ in a })
+    }
+
     static func scheduling(_ note: V2.Note) -> [Scheduling] { note.cards.map(Scheduling.init).sorted { $0.ordinal < $1.ordinal } }
 
     /// Importing the same package twice: the second import adds nothing, changes nothing, and
@@ -79,6 +103,9 @@ import Testing
         let cards = try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>())
         let reviews = try deck.mainContext.fetchCount(FetchDescriptor<V2.Review>())
         let types = try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>())
+        // Every row of the deck, as the lossless JSON export writes it: the same bytes after.
+        let exportBefore = scratch.file("before.json"), exportAfter = scratch.file("after.json")
+        try DeckJSONExporter().export(deck, to: exportBefore)
 
         let again = try AnkiImporter().importPackage(at: url, into: deck)
         #expect(again.notesAdded == 0)
@@ -89,10 +116,14 @@ import Testing
         #expect(again.updates.updated == 0)
         #expect(again.updates.skipped == 0)
         #expect(again.updates.noteTypes.allSatisfy { $0.action == .kept }, "\(again.updates.noteTypes)")
+        #expect(again.updates.decks.unchanged == again.decks && again.updates.decks.existing == again.decks, "\(again.updates.decks)")
+        #expect(again.updates.presets.unchanged == again.presets && again.updates.presets.existing == again.presets, "\(again.updates.presets)")
         #expect(try Self.notesByGUID(deck).mapValues { [$0.fields.joined(separator: "|"), "\($0.modified.timeIntervalSince1970)"] } == before)
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>()) == cards)
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Review>()) == reviews)
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>()) == types)
+        try DeckJSONExporter().export(deck, to: exportAfter)
+        #expect(try Data(contentsOf: exportAfter) == Data(contentsOf: exportBefore), "the second import changed a row")
     }
 
     /// The original then the edited copy (and the other way round), under each --update mode:
@@ -109,6 +140,7 @@ import Testing
         let deck = try scratch.deck()
         try AnkiImporter().importPackage(at: folder.appendingPathComponent(order.first), into: deck)
         let scheduled = try Self.notesByGUID(deck).mapValues(Self.scheduling)
+        let decksBefore = try Self.deckStates(deck), presetsBefore = try Self.presetStates(deck)
 
         let report = try AnkiImporter(update: policy).importPackage(at: folder.appendingPathComponent(order.second), into: deck)
         let skipped = Dictionary(grouping: report.updates.skippedNotes, by: \.reason).mapValues(\.count)
@@ -140,6 +172,35 @@ import Testing
             #expect(notes[updates.edits.newOrdinal]?.cards.count == 2, "the reverse card asked for is added in every mode, as Anki does")
         }
 
+        // Decks: Anki's importer takes a deck's description (when not empty) and preset (unless the
+        // default) whatever the times; we do under --update always and when newer.
+        let forward = order.label.isEmpty
+        let updatesRows = policy == .always || (policy == .newer && forward)
+        let decksAfter = try Self.deckStates(deck)
+        for (name, state) in anki.decks where name != "Default" {
+            #expect(decksAfter[name] == (updatesRows ? state : decksBefore[name]), "deck \(name)")
+        }
+        #expect(decksAfter[updates.edits.deckDescribed]?.desc.hasSuffix("(edited)") == (forward ? updatesRows : !updatesRows))
+        // The deck moved to "Intense" in the edited copy: taken when allowed; never back to the default preset.
+        #expect(decksAfter[updates.edits.deckPreset]?.preset == (forward && !updatesRows ? "Default" : updates.edits.presetUpdated))
+        // Forward both decks differ; backward only the description (the other's incoming preset is the default).
+        let differing = forward ? 2 : 1
+        #expect(report.updates.decks.updated == (updatesRows ? differing : 0), "\(report.updates.decks)")
+        #expect(report.updates.decks.kept == (updatesRows ? 0 : differing), "\(report.updates.decks)")
+        #expect(report.updates.decks.added == 0)
+        #expect(report.updates.decks.existing == report.decks)
+        // Presets: Anki keeps every preset already there (its id is taken); we update by --update.
+        let perDay = updates.edits.presetNewPerDay
+        #expect(anki.presets[updates.edits.presetUpdated]?.newPerDay == perDay[forward ? 0 : 1], "Anki keeps the first package's preset")
+        #expect(try Self.presetStates(deck)[updates.edits.presetUpdated]?.newPerDay
+                == (updatesRows ? perDay[forward ? 1 : 0] : presetsBefore[updates.edits.presetUpdated]?.newPerDay))
+        #expect(report.updates.presets.updated == (updatesRows ? 1 : 0), "\(report.updates.presets)")
+        // Anki's default preset (id 1) is never updated; from the legacy layout it reads back with
+        // other values than from the current one, so it counts as kept there.
+        let defaultKept = order.second.contains("legacy") ? 1 : 0
+        #expect(report.updates.presets.kept == (updatesRows ? 0 : 1) + defaultKept, "\(report.updates.presets)")
+        #expect(report.updates.presets.added == 0)
+
         // The stock type with the same fields and templates: updated in place when Anki updates it.
         let ankiUpdated = anki.noteTypes.contains { $0.first?.text.hasPrefix(updates.edits.typeUpdated) == true && $0.last?.text.contains(".edited") == true }
         let types = try deck.mainContext.fetch(FetchDescriptor<V2.NoteType>())
@@ -153,6 +214,59 @@ import Testing
         #expect(report.updates.noteTypes.first { $0.name == updates.edits.typeChanged }?.action == .copied)
         #expect(types.filter { $0.name.hasPrefix(updates.edits.typeChanged) }.map(\.fields.count).sorted() == [5, 6])
         #expect(types.filter { $0.name.hasPrefix(updates.edits.typeChanged) }.count == 2)
+    }
+
+    /// Anki's "merge note types" (`--merge-notetypes`): the custom type that gained a field in the
+    /// edited copy is merged into the deck's (imported either way round) instead of copied. The
+    /// merged type's fields and templates, every note's fields, tags, card ordinals and the counts
+    /// are what Anki's own import with `merge_notetypes` makes of the same pair; the deck checks clean.
+    @Test(arguments: [("", "current.apkg", "edited.apkg"), ("reverse-", "edited.apkg", "current.apkg")],
+          [ImportUpdatePolicy.newer, .never])
+    func mergesNoteTypesAsAnkiDoes(_ order: (label: String, first: String, second: String), _ policy: ImportUpdatePolicy) throws {
+        let (folder, updates) = try Updates.load()
+        let anki = try #require(updates.anki["merge-" + order.label + policy.rawValue])
+        let scratch = try Scratch()
+        let deck = try scratch.deck()
+        try AnkiImporter().importPackage(at: folder.appendingPathComponent(order.first), into: deck)
+        let scheduled = try Self.notesByGUID(deck).mapValues(Self.scheduling)
+        let report = try AnkiImporter(update: policy, mergesNoteTypes: true)
+            .importPackage(at: folder.appendingPathComponent(order.second), into: deck)
+        let skipped = Dictionary(grouping: report.updates.skippedNotes, by: \.reason).mapValues(\.count)
+        #expect(report.notesAdded == anki.new)
+        #expect(report.updates.updated == anki.updated)
+        #expect(report.updates.unchanged + (skipped[.older] ?? 0) + (skipped[.never] ?? 0) == anki.duplicate)
+        #expect(skipped[.noteType] == nil && anki.conflicting == 0, "merged: no note of a changed type is skipped")
+
+        let name = updates.edits.typeChanged
+        #expect(report.updates.noteTypes.first { $0.name == name }?.action == .merged, "\(report.updates.noteTypes)")
+        let types = try deck.mainContext.fetch(FetchDescriptor<V2.NoteType>()).filter { $0.name.hasPrefix(name) }
+        #expect(types.count == 1, "no copy beside the merged type")
+        let ankiType = try #require(anki.noteTypes.first { $0.first?.text == name })
+        let ankiFields = ankiType.count > 1 ? ankiType[1] : .text("")
+        guard case .list(let fieldNames) = ankiFields else { Issue.record("no field names for \(name)"); return }
+        #expect(types.first?.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name) == fieldNames)
+        #expect(types.first?.templates.sorted { $0.ordinal < $1.ordinal }.map(\.name) == anki.templates[name])
+
+        let notes = try Self.notesByGUID(deck)
+        #expect(notes.count == anki.notes.count)
+        for (guid, expected) in anki.notes {
+            guard let ours = notes[guid] else {
+                Issue.record("note \(guid) (\(expected.fields.first ?? "")) missing")
+                continue
+            }
+            #expect(ours.fields == expected.fields, "note \(guid)")
+            #expect(Set(ours.tags.map(\.name)) == Set(expected.tags), "note \(guid)")
+            #expect(ours.cards.map(\.ordinal).sorted() == anki.cardOrdinals[guid], "cards of note \(guid) (\(expected.fields.first ?? ""))")
+            for card in Self.scheduling(ours) {
+                if let before = scheduled[guid]?.first(where: { $0.ordinal == card.ordinal }) { #expect(card == before, "note \(guid)") }
+            }
+        }
+        #expect(deck.check().isEmpty, "\(deck.check())")
+        // Imported again with the option: the type matches now, nothing changes.
+        let again = try AnkiImporter(update: policy, mergesNoteTypes: true).importPackage(at: folder.appendingPathComponent(order.second), into: deck)
+        #expect(again.notesAdded == 0 && again.updates.updated == 0)
+        // (The package with fewer fields merges again each time, as in Anki, to the same type.)
+        #expect(again.updates.noteTypes.first { $0.name == name }?.action == (order.label.isEmpty ? .kept : .merged))
     }
 
     /// Importing the edited copy a second time changes nothing more, and makes no third copy of
@@ -171,6 +285,8 @@ import Testing
         #expect(again.updates.updated == 0)
         #expect(again.updates.skipped == 6, "the notes of the changed type stay the deck's")
         #expect(again.updates.noteTypes.first { $0.name == updates.edits.typeChanged }?.action == .kept)
+        #expect(again.updates.decks.updated == 0 && again.updates.decks.kept == 0, "\(again.updates.decks)")
+        #expect(again.updates.presets.updated == 0 && again.updates.presets.kept == 0, "\(again.updates.presets)")
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.NoteType>()) == types)
         #expect(try deck.mainContext.fetchCount(FetchDescriptor<V2.Card>()) == cards)
     }

@@ -24,7 +24,22 @@ extension ImportCommand {
         case .added, .kept: nil
         case .updated: "note type \(decision.deckName): updated in place (same fields and templates)"
         case .copied: "note type \(decision.name): its fields or templates changed; the deck's is kept and the file's added as \(decision.deckName) (Anki's default)"
+        case .merged: "note type \(decision.deckName): its fields or templates changed; merged with the file's \(decision.name) (--merge-notetypes)"
         }
+    }
+
+    /// `decks: 1 updated, 5 unchanged; presets: 1 kept (the deck's is newer or --update never)`, or nil when
+    /// no deck or preset of the files was in the deck already.
+    static func decksSentence(_ updates: ImportUpdateCounts) -> String? {
+        func part(_ label: String, _ counts: ImportRowCounts) -> String? {
+            guard counts.existing > 0 else { return nil }
+            var words = ["\(counts.updated) updated", "\(counts.unchanged) unchanged"]
+            if counts.kept > 0 { words.append("\(counts.kept) kept as the deck has \(counts.kept == 1 ? "it" : "them")") }
+            if counts.added > 0 { words.insert("\(counts.added) added", at: 0) }
+            return "\(label): " + words.joined(separator: ", ")
+        }
+        let parts = [part("decks", updates.decks), part("presets", updates.presets)].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// Names each skipped note on standard error.
@@ -41,7 +56,8 @@ extension ImportCommand {
             "{\"name\": \(JSONText.quoted($0.name)), \"action\": \"\($0.action.rawValue)\", \"deckName\": \(JSONText.quoted($0.deckName))}"
         }
         var text = "\"update\": \"\(mode.rawValue)\", \"added\": \(added), \"updated\": \(updates.updated), \"unchanged\": \(updates.unchanged), "
-            + "\"skipped\": \(updates.skipped), \"noteTypes\": [\(types.joined(separator: ", "))]"
+            + "\"skipped\": \(updates.skipped), \"noteTypes\": [\(types.joined(separator: ", "))], "
+            + "\"decks\": \(rowCountsJSON(updates.decks)), \"presets\": \(rowCountsJSON(updates.presets))"
         if verbose {
             let notes = updates.skippedNotes.map {
                 "{\"guid\": \(JSONText.quoted($0.guid)), \"text\": \(JSONText.quoted($0.text)), \"reason\": \"\($0.reason.rawValue)\"}"
@@ -49,5 +65,10 @@ extension ImportCommand {
             text += ", \"skippedNotes\": [\(notes.joined(separator: ", "))]"
         }
         return text
+    }
+
+    /// `{"added": 1, "updated": 0, "unchanged": 5, "kept": 0}`.
+    static func rowCountsJSON(_ counts: ImportRowCounts) -> String {
+        "{\"added\": \(counts.added), \"updated\": \(counts.updated), \"unchanged\": \(counts.unchanged), \"kept\": \(counts.kept)}"
     }
 }

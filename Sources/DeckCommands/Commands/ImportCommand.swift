@@ -89,10 +89,16 @@ struct ImportCommand: ParsableCommand {
             note's is skipped. Note types (Anki packages) are matched by Anki's id: the same fields and templates (by id \
             or name, in order) is the same type, updated in place under the --update rule (names, templates, CSS); \
             changed fields or templates keep the deck's type and add the package's beside it, named 'Name (2)', so the \
-            deck's notes of it are skipped (Anki's default, without 'merge note types'). The report counts added, \
-            updated, unchanged and skipped notes and names each note type decision; --verbose names each skipped note \
-            and why. Importing the same file twice adds nothing and changes nothing. Each JSON file and Anki package is \
-            imported in a transaction of its own.
+            deck's notes of it are skipped (Anki's default, without 'merge note types'). With --merge-notetypes \
+            (Anki's "merge note types") such a type is merged into the deck's instead: fields and templates are matched \
+            by id or name, those only one side has are added (the deck's notes get them empty), and the notes of both \
+            are mapped onto the merged type and updated under the --update rule; a cloze type and a standard one can't \
+            be merged (exit 65). Decks already there (by name) take the package's description (unless empty), preset \
+            (unless Anki's default) and filter terms, presets already there (by Anki id) every option, under the \
+            --update rule; Anki's default preset stays the deck's. The report counts added, updated, unchanged and \
+            skipped notes, names each note type decision and counts the decks and presets updated, unchanged or kept; \
+            --verbose names each skipped note and why. Importing the same file twice adds nothing and changes nothing. \
+            Each JSON file and Anki package is imported in a transaction of its own.
             """,
         examples: [
             .init("Import a CSV file into a new deck.", command: "deck import French.sampledeck verbs.csv --create"),
@@ -113,6 +119,11 @@ struct ImportCommand: ParsableCommand {
         "When a note already in the deck (same GUID) takes the file's: newer (modified later; Anki's default), always or never.",
         valueName: "when"))
     var update: UpdateMode = .newer
+    @Flag(name: .customLong("merge-notetypes"), help: """
+        Anki packages: merge a note type whose fields or templates changed into the deck's of the same id (Anki's \
+        "merge note types") instead of adding it beside it as a copy.
+        """)
+    var mergeNoteTypes = false
     @Option(name: .customLong("media-folder"), help: ArgumentHelp(
         "JSON: the folder holding the media files the file lists without their bytes ('deck export --media-folder').", valueName: "dir"))
     var mediaFolder: String?
@@ -266,7 +277,8 @@ struct ImportCommand: ParsableCommand {
             let summary = try ErrorMapping.run(path: file) {
                 try withFile(file, format: format, standardInputCopy: told.standardInputCopy) { url in
                     try DeckInterchange.importFile(at: url, format: format, into: document, adoptsTitle: adoptsTitle,
-                                                   mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) }, update: update.policy)
+                                                   mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) }, update: update.policy,
+                                                   mergesNoteTypes: mergeNoteTypes)
                 }
             }
             total.cardsAdded += summary.cardsAdded
@@ -359,6 +371,7 @@ struct ImportCommand: ParsableCommand {
         for decision in summary.updates.noteTypes {
             if let sentence = Self.sentence(decision) { output.say(sentence) }
         }
+        if let sentence = Self.decksSentence(summary.updates) { output.say(sentence) }
         if verbose { Self.name(summary.updates.skippedNotes) }
         if summary.mappedAsOther > 0 {
             output.say("\(summary.mappedAsOther) note\(summary.mappedAsOther == 1 ? "" : "s") of other note types "

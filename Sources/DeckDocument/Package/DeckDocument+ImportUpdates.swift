@@ -85,6 +85,10 @@ public struct NoteTypeDecision: Sendable, Hashable, Codable {
         /// beside it under another name (Anki's default, without "merge note types"); notes of
         /// it already in the deck are skipped.
         case copied
+        /// Its fields or templates changed and the import merged them (`--merge-notetypes`,
+        /// Anki's "merge note types"): the deck's type has the fields and templates of both,
+        /// and its notes and the incoming ones are mapped onto it.
+        case merged
     }
     /// The incoming type's name.
     public var name: String
@@ -107,6 +111,10 @@ public struct ImportUpdateCounts: Sendable, Hashable, Codable {
     public var skippedNotes: [SkippedNote] = []
     /// What became of each incoming note type (Anki packages; JSON files: the merged ones).
     public var noteTypes: [NoteTypeDecision] = []
+    /// What became of the incoming decks (Anki packages; see ``BulkImport/importDeck(_:takesPreset:policy:)``).
+    public var decks = ImportRowCounts()
+    /// What became of the incoming presets (Anki packages; see ``BulkImport/importPreset(_:policy:)``).
+    public var presets = ImportRowCounts()
     public init() {}
 
     /// Counts `outcome` of the note with `guid` and `text`.
@@ -127,6 +135,8 @@ public struct ImportUpdateCounts: Sendable, Hashable, Codable {
         skipped += other.skipped
         skippedNotes += other.skippedNotes
         noteTypes += other.noteTypes
+        decks.add(other.decks)
+        presets.add(other.presets)
     }
 }
 

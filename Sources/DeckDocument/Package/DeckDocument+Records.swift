@@ -274,7 +274,7 @@ extension BulkImport {
         return preset.persistentModelID.primaryKey
     }
 
-    private func apply(_ record: ImportPreset, to preset: DeckSchemaV2.Preset) {
+    func apply(_ record: ImportPreset, to preset: DeckSchemaV2.Preset) {
         preset.name = record.name
         preset.newPerDay = record.newPerDay
         preset.reviewsPerDay = record.reviewsPerDay

@@ -45,15 +45,20 @@ public struct AnkiImporter: Sendable {
     /// When notes and note types already in the deck (by GUID, by Anki id) take the
     /// package's: ``ImportUpdatePolicy/newer`` (Anki's default) unless set.
     public var update: ImportUpdatePolicy
+    /// Anki's "merge note types" option: an incoming note type whose Anki id is the deck's
+    /// type's but whose fields or templates differ is merged into it instead of added beside it
+    /// (see ``BulkImport/importNoteType(_:policy:merging:)``). Off by default, as in Anki.
+    public var mergesNoteTypes = false
 
     /// Packages with up to this many notes find GUIDs repeated inside them with a set of every
     /// GUID (cheapest); larger ones ask the package for its repeated GUIDs first.
     var guidSetLimit = 250_000
 
     /// Creates an importer.
-    public init(temporaryDirectory: URL? = nil, update: ImportUpdatePolicy = .newer) {
+    public init(temporaryDirectory: URL? = nil, update: ImportUpdatePolicy = .newer, mergesNoteTypes: Bool = false) {
         self.temporaryDirectory = temporaryDirectory
         self.update = update
+        self.mergesNoteTypes = mergesNoteTypes
     }
 
     /// Imports the package at `url` into `document` and saves it.
@@ -99,7 +104,9 @@ public struct AnkiImporter: Sendable {
 
             var presetKeys: [Int64: Int64] = [:]
             for preset in reader.presets {
-                presetKeys[preset.id] = try session.addPreset(try check.preset(preset, usesFSRS: usesFSRS))
+                let (key, action) = try session.importPreset(try check.preset(preset, usesFSRS: usesFSRS), policy: update)
+                presetKeys[preset.id] = key
+                report.updates.presets.record(action)
             }
             report.presets = reader.presets.count
             var deckKeys: [Int64: Int64] = [:]
@@ -108,7 +115,10 @@ public struct AnkiImporter: Sendable {
                 var record = try check.deck(deck)
                 record.preset = deck.isFiltered ? nil : presetKeys[deck.presetID]
                 do {
-                    deckKeys[deck.id] = try session.addDeck(record)
+                    // Anki: a deck already there keeps its preset when the incoming one uses the default.
+                    let (key, action) = try session.importDeck(record, takesPreset: deck.presetID != BulkImport.defaultPresetAnkiID, policy: update)
+                    deckKeys[deck.id] = key
+                    report.updates.decks.record(action)
                 } catch let error as NoteInputError {
                     throw InterchangeError(.malformed, path: url.path, reason: "decks.name of deck \(deck.id): \(error.message)")
                 }
@@ -116,14 +126,20 @@ public struct AnkiImporter: Sendable {
             report.decks = reader.decks.count
             let defaultDeck = try session.addDeck(ImportDeck(name: "Default"))
 
-            var types: [Int64: (key: Int64, type: AnkiNoteType)] = [:]
+            var types: [Int64: (key: Int64, type: AnkiNoteType, remap: NoteTypeRemap?)] = [:]
             for type in reader.noteTypes {
                 var record = try check.noteType(type)
                 for (index, template) in type.templates.enumerated() where template.targetDeckID != 0 {
                     record.templates[index].targetDeck = deckKeys[template.targetDeckID]
                 }
-                let (key, decision) = try session.importNoteType(record, policy: update)
-                types[type.id] = (key, type)
+                let imported: (key: Int64, decision: NoteTypeDecision, remap: NoteTypeRemap?)
+                do {
+                    imported = try session.importNoteType(record, policy: update, merging: mergesNoteTypes)
+                } catch let error as NoteInputError {
+                    throw InterchangeError(.malformed, path: url.path, reason: error.message)
+                }
+                let (key, decision) = (imported.key, imported.decision)
+                types[type.id] = (key, type, imported.remap)
                 report.updates.noteTypes.append(decision)
                 if decision.action == .added || decision.action == .copied { report.noteTypesAdded += 1 }
             }
@@ -143,12 +159,14 @@ public struct AnkiImporter: Sendable {
                         return
                     }
                 }
-                guard let (typeKey, type) = types[note.noteTypeID] else {
+                guard let (typeKey, type, remap) = types[note.noteTypeID] else {
                     throw InterchangeError(.malformed, path: url.path, reason: "notes.mid of note \(note.id) names no note type of the package")
                 }
                 var fields = note.fields
                 if !renames.isEmpty { fields = fields.map(renames.apply(to:)) }
                 var record = try check.note(note, fields: fields, type: type, typeKey: typeKey)
+                // A note type merged into the deck's: its values in the merged type's order.
+                if let remap { record.fields = remap.fieldValues(record.fields) }
                 if !media.names.isEmpty {
                     var linked: Set<String> = []
                     for field in fields {
@@ -164,6 +182,7 @@ public struct AnkiImporter: Sendable {
                                                     deck: deckKeys[card.deckID] ?? defaultDeck,
                                                     originalDeck: card.originalDeckID == 0 ? nil : deckKeys[card.originalDeckID] ?? defaultDeck)
                     cardRecord.reviews = byCard[card.id] ?? []
+                    if let remap { cardRecord.ordinal = remap.ordinal(cardRecord.ordinal) }
                     record.cards.append(cardRecord)
                 }
                 do {

@@ -40,12 +40,13 @@ public enum DeckInterchange {
     ///   - adoptsTitle: for JSON, take the file's title and description (new decks).
     ///   - mediaFolder: for JSON, where media files without `data` are looked for first.
     ///   - update: when notes already in the deck (by GUID) take the file's (``ImportUpdatePolicy``).
+    ///   - mergesNoteTypes: for Anki packages, Anki's "merge note types" (``AnkiImporter/mergesNoteTypes``).
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be imported;
     ///   the format's error (`CSVError`, `AnkiError`, ``InterchangeError``); the store's error.
     @discardableResult
     public static func importFile(at url: URL, format: InterchangeFormat, into document: DeckDocument,
                                   adoptsTitle: Bool = false, mediaFolder: URL? = nil, update: ImportUpdatePolicy = .newer,
-                                  progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
+                                  mergesNoteTypes: Bool = false, progress: ((Int) -> Void)? = nil) throws -> ImportSummary {
         var summary = ImportSummary()
         switch format {
         case .csv, .tsv:
@@ -68,7 +69,7 @@ public enum DeckInterchange {
         case .apkg, .colpkg:
             let report: AnkiImportReport
             do {
-                report = try AnkiImporter(update: update).importPackage(at: url, into: document)
+                report = try AnkiImporter(update: update, mergesNoteTypes: mergesNoteTypes).importPackage(at: url, into: document)
             } catch let error as AnkiError {
                 throw InterchangeError(anki: error)
             }

@@ -228,8 +228,14 @@ def main():
         col.db.execute("update revlog set time = ? where id = ?", rng.randint(800, 25000), rid)
 
     # Queue states, flags, custom data.
-    cards = col.db.list("select id from cards where type = 2 order by id")
     new_cards = col.db.list("select id from cards where type = 0 order by id")
+    if len(new_cards) < 3:
+        # How many new cards the simulated days introduce depends on FSRS's fuzz (random from one
+        # run to the next): three are needed below, so the latest review cards are made new again.
+        latest = col.db.list("select id from cards where type = 2 order by id desc limit ?", 3 - len(new_cards))
+        col.sched.schedule_cards_as_new(latest, restore_position=False, reset_counts=False)
+        new_cards = col.db.list("select id from cards where type = 0 order by id")
+    cards = col.db.list("select id from cards where type = 2 order by id")
     col.sched.suspend_cards([cards[0], new_cards[0]])
     col.sched.bury_cards([cards[1]], manual=True)
     col.sched.bury_cards([new_cards[1]], manual=False)
@@ -280,7 +286,8 @@ def edited_copy(path, out, work):
     changed, a tag added to a third, a reverse card asked for on an optional-reversed note (a new
     card ordinal), a card of an edited note rescheduled, the CSS and a template of a stock type
     changed (same fields), a field added to the custom type (a changed schema) and one of its
-    notes edited, one note added. Every note of the original is over a day old, so each edit is
+    notes edited, a deck's description and another's preset changed, a preset's options changed,
+    one note added. Every note of the original is over a day old, so each edit is
     newer. Exports edited.apkg and edited-legacy.apkg, then imports them with Anki itself over
     current.apkg into new collections (and current.apkg over edited.apkg), once per update
     condition, and writes what Anki did into updates.json."""
@@ -324,6 +331,24 @@ def edited_copy(path, out, work):
     note.fields[2] = "cat (edited)"
     col.update_note(note)
     edits["changedTypeNote"] = note.guid
+    # Decks and presets: a description changed, a deck moved from the default preset to
+    # "Intense", and Intense's limits and retention changed. Dated an hour on, as the note type.
+    science = col.decks.by_name("Science")
+    science["desc"] = "Facts about the world (edited)"
+    col.decks.save(science)
+    chemistry = col.decks.by_name("Science::Chemistry")
+    intense = col.decks.config_dict_for_deck_id(col.decks.id("Languages::Japanese"))
+    chemistry["conf"] = intense["id"]
+    col.decks.save(chemistry)
+    col.db.execute("update decks set mtime_secs = mtime_secs + 3600 where id in (?, ?)", science["id"], chemistry["id"])
+    edits["deckDescribed"] = science["name"]
+    edits["deckPreset"] = chemistry["name"]
+    edits["presetUpdated"] = intense["name"]
+    edits["presetNewPerDay"] = [intense["new"]["perDay"], intense["new"]["perDay"] + 7]
+    intense["new"]["perDay"] += 7
+    intense["desiredRetention"] = 0.87
+    col.decks.update_config(intense)
+    col.db.execute("update deck_config set mtime_secs = mtime_secs + 3600 where id = ?", intense["id"])
     note = col.new_note(basic)
     note.fields[0] = "Added later"
     note.fields[1] = "New answer"
@@ -341,23 +366,40 @@ def edited_copy(path, out, work):
                   "always": Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_ALWAYS,
                   "never": Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_NEVER}
     anki = {}
-    for label, first, second in [("", "current.apkg", "edited.apkg"), ("reverse-", "edited.apkg", "current.apkg")]:
-        for name, condition in conditions.items():
-            target = Collection(os.path.join(work, f"import-{label}{name}.anki2"))
-            for package, update in [(first, Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER), (second, condition)]:
-                request = ImportAnkiPackageRequest(package_path=os.path.join(out, package), options=ImportAnkiPackageOptions(
-                    update_notes=update, update_notetypes=update, with_scheduling=True, with_deck_configs=True))
-                log = target.import_anki_package(request).log
-            result = {"new": len(log.new), "updated": len(log.updated), "duplicate": len(log.duplicate),
-                      "conflicting": len(log.conflicting), "notes": {}, "cards": {}}
-            for guid, flds, tags, mid in target.db.all("select guid, flds, tags, mid from notes"):
-                result["notes"][guid] = {"fields": flds.split("\x1f"), "tags": tags.split(),
-                                         "noteType": target.models.get(mid)["name"]}
-            for guid, count in target.db.all("select n.guid, count(*) from cards c join notes n on n.id = c.nid group by n.guid"):
-                result["cards"][guid] = count
-            result["noteTypes"] = sorted([m["name"], [f["name"] for f in m["flds"]], m["css"]] for m in target.models.all())
-            anki[label + name] = result
-            target.close()
+    # "merge-" jobs: the second import with Anki's "merge note types" option.
+    jobs = [(label + name, first, second, condition, False)
+            for label, first, second in [("", "current.apkg", "edited.apkg"), ("reverse-", "edited.apkg", "current.apkg")]
+            for name, condition in conditions.items()]
+    jobs += [(f"merge-{label}{name}", first, second, conditions[name], True)
+             for label, first, second in [("", "current.apkg", "edited.apkg"), ("reverse-", "edited.apkg", "current.apkg")]
+             for name in ["newer", "never"]]
+    for job, first, second, condition, merge in jobs:
+        target = Collection(os.path.join(work, f"import-{job}.anki2"))
+        for package, update, merging in [(first, Condition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER, False),
+                                         (second, condition, merge)]:
+            request = ImportAnkiPackageRequest(package_path=os.path.join(out, package), options=ImportAnkiPackageOptions(
+                update_notes=update, update_notetypes=update, with_scheduling=True, with_deck_configs=True,
+                merge_notetypes=merging))
+            log = target.import_anki_package(request).log
+        result = {"new": len(log.new), "updated": len(log.updated), "duplicate": len(log.duplicate),
+                  "conflicting": len(log.conflicting), "notes": {}, "cards": {}}
+        for guid, flds, tags, mid in target.db.all("select guid, flds, tags, mid from notes"):
+            result["notes"][guid] = {"fields": flds.split("\x1f"), "tags": tags.split(),
+                                     "noteType": target.models.get(mid)["name"]}
+        for guid, count in target.db.all("select n.guid, count(*) from cards c join notes n on n.id = c.nid group by n.guid"):
+            result["cards"][guid] = count
+        result["noteTypes"] = sorted([m["name"], [f["name"] for f in m["flds"]], m["css"]] for m in target.models.all())
+        result["templates"] = {m["name"]: [t["name"] for t in m["tmpls"]] for m in target.models.all()}
+        result["cardOrdinals"] = {guid: sorted(o for (o,) in target.db.all(
+            "select c.ord from cards c join notes n on n.id = c.nid where n.guid = ?", guid)) for guid in result["cards"]}
+        presets = {c["id"]: c for c in target.decks.all_config()}
+        result["decks"] = {d["name"]: {"desc": d["desc"], "md": bool(d.get("md", False)),
+                                       "preset": presets[d["conf"]]["name"] if d["conf"] in presets else None}
+                           for d in target.decks.all() if not d["dyn"]}
+        result["presets"] = {c["name"]: {"newPerDay": c["new"]["perDay"], "desiredRetention": c["desiredRetention"]}
+                             for c in presets.values()}
+        anki[job] = result
+        target.close()
     with open(os.path.join(out, "updates.json"), "w") as handle:
         json.dump({"edits": edits, "anki": anki}, handle, ensure_ascii=False, indent=1, sort_keys=True)
 
