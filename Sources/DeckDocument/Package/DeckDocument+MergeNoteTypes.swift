@@ -42,10 +42,11 @@ extension BulkImport {
     /// copy, and the remap for its notes and cards is returned:
     ///
     /// - Fields (and, for standard types, templates) are matched by Anki's id, or by name when
-    ///   either has none. The merged type has every field of both: the incoming type's order
-    ///   with the deck's fields it lacks inserted where the deck has them (as Anki's importer
-    ///   merges). The deck's notes of the type get an empty value for each added field; their
-    ///   cards follow their templates to the new ordinals.
+    ///   either has none. The merged type has every field of both, in the deck's order with
+    ///   the incoming fields it lacks inserted at their place in the incoming type once that is
+    ///   put in the deck's order (Anki's `Notetype::merge`, run both ways). The deck's notes of
+    ///   the type get an empty value for each added field; their cards follow their templates to
+    ///   the new ordinals.
     /// - When `policy` allows by the types' modification times, the merged type takes the
     ///   incoming names, formats, CSS and options (the deck's fields it lacks keep theirs); else
     ///   the deck's values, with the incoming fields and templates added.
