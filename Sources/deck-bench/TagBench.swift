@@ -42,6 +42,41 @@ enum TagBench {
         return m
     }
 
+    /// The same card through the command line: `deck add` with 20,000 `--tag` options, the whole
+    /// process (start-up, parsing the options, the add and save), beside the first row's
+    /// in-process `addCard` + `save` of the same card. The difference is the command's own
+    /// cost; the option parser once spent a third of it finding each `--tag`'s definition.
+    static func commandLine(scratch: Scratch, runs: Int) throws -> Measurement {
+        let deck = scratch.file("tags-cli.sampledeck")
+        func clear() throws {
+            if FileManager.default.fileExists(atPath: deck.path) { try FileManager.default.removeItem(at: deck) }
+            try DeckDocument.create(at: deck, title: "Tags").close()
+        }
+        let ours = [ChildProcess.deckTool, "add", deck.path, "--front", "many", "--back", "tags", "--quiet"]
+            + names.flatMap { ["--tag", $0] }
+        var m = try compareSamples("deck add with \(tagCount) --tag options", runs: runs, bar: nil, judge: .wall, setup: clear,
+            ours: { try ChildProcess.run(ours[0], Array(ours.dropFirst())).sample },
+            reference: {
+                let t = try timeBoth {
+                    let document = try DeckDocument.open(at: deck)
+                    _ = try document.addCard(kind: .basic, front: "many", back: "tags", tags: names)
+                    try document.save()
+                    try document.close()
+                }
+                return Sample(wall: t.wall, cpu: t.cpu)
+            })
+        m = Measurement(name: m.name, ours_s: m.ours_s, reference_s: m.reference_s, ratio: m.ratio, ours_cpu_s: m.ours_cpu_s,
+                        reference_cpu_s: m.reference_cpu_s, cpu_ratio: m.cpu_ratio, bar: 0.5, peak_mib: m.peak_mib,
+                        met: m.ours_s < 0.5, runs: m.runs, spread: m.spread)
+        m.group = "tag links (issue 17)"
+        m.bar_text = "< 0.5 s wall"
+        m.judged_on = .wall
+        m.reference_name = "DeckDocument in this process: addCard with the 20,000 tags, save, close (no process start-up, no option parsing)"
+        m.note = "The whole `deck add` command, median wall clock; the difference from the reference is the process start-up, the parsing of 40,008 arguments and the command layer."
+        m.command = shellCommand(Array(ours.prefix(8))) + " --tag tag0 … --tag tag19999"
+        return m
+    }
+
     /// The same rows through the C API: `Tag`, `Card` and `Card_tags` (WITHOUT ROWID, indexed on target).
     static func rawInsert(path: String) {
         var db: OpaquePointer?

@@ -249,8 +249,9 @@ section("search") {
 // Issue 16: deck edit --where of 10,000 notes of the bar deck.
 section("edit") { [try EditBench.run(deck: try dataset(barCards).deck, cards: barCards, notes: barCards / 10, runs: runs, scratch: scratch)] }
 
-// Issue 17: 20,000 tags on one card through DeckDocument vs the raw C API (TagBench.swift).
-section("tags") { [try TagBench.run(scratch: scratch, runs: runs)] }
+// Issue 17: 20,000 tags on one card through DeckDocument vs the raw C API, and `deck add` with 20,000
+// --tag options end to end vs DeckDocument in process (TagBench.swift).
+section("tags") { [try TagBench.run(scratch: scratch, runs: runs), try TagBench.commandLine(scratch: scratch, runs: runs)] }
 
 // The other engineers' bench files, each called here by name:
 // Share (issue 6): deck archive vs bsdtar in zip, tar.gz and tar.zst on a deck with media (ArchiveBench.swift).

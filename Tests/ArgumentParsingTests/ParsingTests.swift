@@ -48,6 +48,16 @@ private func parse<T: ParsableCommand>(_ arguments: [String], as _: T.Type = T.s
         #expect(add.tags == ["verbs", "irregular", "x"])
     }
 
+    /// Many repetitions go through the names table built once per parse: every value arrives,
+    /// in order, whichever spelling, and the options around them still parse.
+    @Test func thousandsOfRepeatedOptions() throws {
+        let names = (0..<5_000).map { "tag\($0)" }
+        let tokens = names.enumerated().flatMap { index, name in index.isMultiple(of: 2) ? ["--tag", name] : ["--tag=\(name)"] }
+        let add = try parse(["add", "d", "--front", "f"] + tokens + ["--back", "b"], as: Add.self)
+        #expect(add.tags == names)
+        #expect(add.front == "f" && add.back == "b")
+    }
+
     @Test func repeatedSingleOptionKeepsTheLastValue() throws {
         let export = try parse(["export", "d", "-o", "first", "-o", "second"], as: Export.self)
         #expect(export.output == "second")

@@ -150,13 +150,12 @@ struct ArgumentScanner {
     private mutating func takeValue(
         for definition: ArgumentDefinition, spelling: String
     ) throws(ParserError.Reason) -> String {
-        let label = "\(spelling) <\(definition.valueName)>"
         guard position < tokens.count else {
-            throw .missingValue(label: label, spelling: spelling, nextToken: nil)
+            throw .missingValue(label: "\(spelling) <\(definition.valueName)>", spelling: spelling, nextToken: nil)
         }
         let candidate = tokens[position]
         if looksLikeOption(candidate) {
-            throw .missingValue(label: label, spelling: spelling, nextToken: candidate)
+            throw .missingValue(label: "\(spelling) <\(definition.valueName)>", spelling: spelling, nextToken: candidate)
         }
         position += 1
         return candidate

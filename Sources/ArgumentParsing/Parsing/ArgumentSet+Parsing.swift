@@ -66,12 +66,15 @@ extension ArgumentSet {
 
     /// Parses `text` into the value of `definition` in `values` (taken out while it is updated,
     /// so that a repeated option's array is appended to in place).
+    /// `label` names the argument in the error; it is made only then (a repeated option's
+    /// label per value cost as much as the value).
     private static func update(
-        _ values: inout [InputKey: Any], with text: String, for definition: ArgumentDefinition, label: String
+        _ values: inout [InputKey: Any], with text: String, for definition: ArgumentDefinition,
+        label: @autoclosure () -> String
     ) throws(ParserError.Reason) {
         var value = values.removeValue(forKey: definition.key)
         guard case .value(let update) = definition.update, update(text, &value) else {
-            throw .invalidValue(text, label: label, allowedValues: definition.allValues)
+            throw .invalidValue(text, label: label(), allowedValues: definition.allValues)
         }
         values[definition.key] = value
     }
