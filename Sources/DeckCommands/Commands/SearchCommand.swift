@@ -22,12 +22,15 @@ struct SearchCommand: ParsableCommand {
             process has the deck open for writing, it indexes them in memory instead, each time, until a writer catches up). When many \
             are (more than 50,000 and an eighth of the deck: a large import), a search reads every note instead, finding the same \
             cards in the same order (about 0.8 s per million notes), and starts a 'deck search --index' of its own in the background, \
-            after which searches use the index again. --index brings the index up to date now and prints nothing.
+            after which searches use the index again (--no-background-index, or DECK_NO_BACKGROUND_INDEX set, starts none: the \
+            searches read the notes until something indexes them). --index brings the index up to date now and prints nothing.
             """,
         examples: [.init("Find the verb être.", command: "deck search French.sampledeck etre"),
                    .init("Either word, without the irregular ones, in a subdeck, by front.",
                          command: "deck search French.sampledeck 'chat or chien -irregular' --where 'deck = French::Animals' --sort front"),
-                   .init("Index a large import's cards now rather than in the background.", command: "deck search Big.sampledeck --index")])
+                   .init("Index a large import's cards now rather than in the background.", command: "deck search Big.sampledeck --index")],
+        environment: DeckTool.configuration.environment + [
+            .init("DECK_NO_BACKGROUND_INDEX", "When set, a search never starts a background 'deck search --index' (as --no-background-index).")])
 
     @Argument(help: ArgumentHelp("The deck to search.", valueName: "deck")) var deck: String
     @Argument(help: ArgumentHelp("The text to look for (not with --index).", valueName: "text")) var text: String?
@@ -42,6 +45,9 @@ struct SearchCommand: ParsableCommand {
     @Option(help: "The output format.") var format: CardFormat = .table
     @Flag(help: "Index the cards an import left out of the search index, then exit (a part at a time: other writers get the deck in between); searches nothing.")
     var index = false
+    @Flag(name: .customLong("no-background-index"),
+          help: "Start no background 'deck search --index' after reading the notes of a large import (scripts that time or lock the deck).")
+    var noBackgroundIndex = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var waiting: WaitOptions
 
@@ -84,8 +90,18 @@ struct SearchCommand: ParsableCommand {
             try stream.add($0)
         }
         try stream.finish()
-        if readsNotes, !store.isArchive { BackgroundIndexing.start(deck: deck) }
+        if Self.startsBackgroundIndexing(readsNotes: readsNotes, isArchive: store.isArchive, optedOut: noBackgroundIndex,
+                                         environment: Terminal.current.environment) {
+            BackgroundIndexing.start(deck: deck)
+        }
         if stream.count == 0 { throw ExitCode.failure }
+    }
+
+    /// Whether a search starts the background `deck search --index`: after reading the notes of
+    /// a deck (not an archive's private copy), unless `--no-background-index` or
+    /// `DECK_NO_BACKGROUND_INDEX` (set, whatever its value) says not to.
+    static func startsBackgroundIndexing(readsNotes: Bool, isArchive: Bool, optedOut: Bool, environment: [String: String]) -> Bool {
+        readsNotes && !isArchive && !optedOut && environment["DECK_NO_BACKGROUND_INDEX"] == nil
     }
 
     /// `--index`: the catch-up, a transaction at a time, the deck opened for each; a progress
