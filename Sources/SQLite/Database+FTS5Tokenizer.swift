@@ -64,14 +64,8 @@ extension Database {
     /// - Throws: ``DatabaseError`` when this SQLite has no FTS5 or no such tokenizer, or it
     ///   refuses the arguments.
     public func fts5Tokenizer(_ name: String, arguments: [String] = []) throws(DatabaseError) -> FTS5Tokenizer {
-        var api: UnsafeMutablePointer<fts5_api>?
-        let statement = try prepare("SELECT fts5(?1)")
-        withUnsafeMutablePointer(to: &api) { pointer in
-            _ = sqlite3_bind_pointer(statement.handle, 1, UnsafeMutableRawPointer(pointer), UnsafePointer(fts5APIPointerType), nil)
-        }
-        try statement.step()
-        statement.reset()
-        guard let api, let find = api.pointee.xFindTokenizer else {
+        let api = try fts5API()
+        guard let find = api.pointee.xFindTokenizer else {
             throw DatabaseError(extendedCode: SQLITE_ERROR, message: "this SQLite has no FTS5")
         }
         var userData: UnsafeMutableRawPointer?
@@ -91,5 +85,21 @@ extension Database {
             throw DatabaseError(extendedCode: code == SQLITE_OK ? SQLITE_ERROR : code, message: "FTS5 tokenizer \(name) refused \(arguments)")
         }
         return FTS5Tokenizer(database: self, tokenizer: tokenizer, instance: instance)
+    }
+}
+
+extension Database {
+    /// This connection's FTS5 API (`SELECT fts5(?1)` with the pointer bound, as fts5.h says).
+    /// - Throws: ``DatabaseError`` when this SQLite has no FTS5.
+    func fts5API() throws(DatabaseError) -> UnsafeMutablePointer<fts5_api> {
+        var api: UnsafeMutablePointer<fts5_api>?
+        let statement = try prepare("SELECT fts5(?1)")
+        withUnsafeMutablePointer(to: &api) { pointer in
+            _ = sqlite3_bind_pointer(statement.handle, 1, UnsafeMutableRawPointer(pointer), UnsafePointer(fts5APIPointerType), nil)
+        }
+        try statement.step()
+        statement.reset()
+        guard let api else { throw DatabaseError(extendedCode: SQLITE_ERROR, message: "this SQLite has no FTS5") }
+        return api
     }
 }

@@ -46,6 +46,9 @@ public final class Database: @unchecked Sendable {
     public let isReadOnly: Bool
     private var statementCache: [String: Statement] = [:]
     private var isClosed = false
+    /// Whether ``registerSearchRankFunction()`` ran on this connection (FTS5 keeps every
+    /// registration, so it is made once).
+    var hasSearchRankFunction = false
 
     /// Opens the database at `path`.
     ///

@@ -13,6 +13,30 @@ import Testing
         #expect(try deck.search(query, limit: nil).map(\.front) == expected)
     }
 
+    /// The rank (FORMAT.md): more instances of a word first; the length of a note does not count
+    /// (bm25 would put the short note before the long one); equal scores by key; with several
+    /// words the rarer one weighs more; a read-only search ranks as a writable one.
+    @Test func searchRanksByFrequencyNotLength() throws {
+        let playground = try Playground()
+        let url = playground.file("Rank.sampledeck")
+        let deck = try DeckDocument.create(at: url, title: "Rank")
+        let long = "apple " + Array(repeating: "filler words here", count: 30).joined(separator: " ")
+        _ = try deck.addCard(kind: .basic, front: long, back: "one", tags: [])                       // 1: apple once, long
+        _ = try deck.addCard(kind: .basic, front: "apple", back: "two", tags: [])                    // 2: apple once, short
+        _ = try deck.addCard(kind: .basic, front: "apple apple", back: "three", tags: ["apple"])     // 3: apple three times
+        _ = try deck.addCard(kind: .basic, front: "apple pear pear", back: "four", tags: [])         // 4: pear twice
+        _ = try deck.addCard(kind: .basic, front: "apple apple apple apple pear", back: "five", tags: []) // 5: apple 4, pear once
+        try deck.save()
+        #expect(try deck.search("apple", limit: nil).map(\.back) == ["five", "three", "one", "two", "four"])
+        #expect(try deck.search("apple", limit: 2).map(\.back) == ["five", "three"])
+        // pear is in 2 of 5 notes, apple in all: pear's IDF decides (bm25's floor for apple).
+        #expect(try deck.search("pear apple", limit: nil).map(\.back) == ["four", "five"])
+        try deck.close()
+        let reader = try DeckDocument.open(at: url, mode: .readOnly)
+        defer { try? reader.close() }
+        #expect(try reader.search("apple", limit: nil).map(\.back) == ["five", "three", "one", "two", "four"])
+    }
+
     @Test func searchFollowsEditsAndTagChanges() throws {
         let playground = try Playground()
         let deck = try DeckDocument.open(at: try playground.sampleDeck())

@@ -5,7 +5,7 @@ import Testing
 @testable import DeckDocument
 
 /// A search that reads the notes (while a large import's notes are not indexed) finds what the
-/// index finds once complete, in the same order: the same tokens, folding, prefixes and bm25.
+/// index finds once complete, in the same order: the same tokens, folding, prefixes and rank.
 @Suite struct SearchScanTests {
     /// Fields and tags that exercise the tokenizer: case, accents, HTML and entities, escapes in
     /// the stored JSON, several tokens in one word, CJK, spacing the plain text changes.

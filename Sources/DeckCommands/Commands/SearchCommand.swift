@@ -15,7 +15,9 @@ struct SearchCommand: ParsableCommand {
             matches it ('verb -irregular'; an exclusion needs a word beside it); parentheses group ('(chat or chien) noir'). \
             Quote 'or' and 'and' to look for those words. A word of Chinese, Japanese, Korean, Thai or another script written \
             without spaces matches inside words too ('本語' finds '日本語'); such a search reads every note (about 0.8 s per \
-            million). HTML markup is not searched. The best matches come first (SQLite FTS5's bm25 ranking); --sort orders by \
+            million). HTML markup is not searched. The best matches come first: the notes holding the words \
+            most often (SQLite FTS5's bm25 ranking without its document-length normalisation; with several words and phrases, the \
+            rarer weigh more), then in the order they were added; --sort orders by \
             deck list's keys instead, and --where keeps the cards a deck list filter matches. Exits 1 when nothing matches. \
             With --quiet nothing is printed and the exit status alone says whether anything matched. 'deck import' leaves the cards it adds out of the search index. \
             When few are left out, a search indexes them first (about 0.3 s per 100,000 cards) and saves the index (while another \

@@ -4,7 +4,9 @@ import SQLite
 
 extension DeckDocument {
     /// Full-text search over every field of a note (HTML stripped) and its tags, best matches
-    /// first (FTS5 `bm25`), as listing rows (one per note, named by its first card).
+    /// first (``Database/registerSearchRankFunction()``: FTS5's `bm25` without its
+    /// document-length normalisation), then by key, as listing rows (one per note, named by its
+    /// first card).
     ///
     /// Case and diacritics are ignored (`cafe` finds `Café`); every word must occur, and a
     /// word matches as a prefix (`conj` finds `conjugaison`); `"a phrase"` matches its words
@@ -55,23 +57,25 @@ extension DeckDocument {
         }
         let query = parsed.ftsQuery
         if mode == .readWrite { try updateSearchIndex() }
+        let rank = Database.searchRankFunctionName
         let firstCard = #"(SELECT min(c."pk") FROM "Card" c WHERE c."note" = s.rowid)"#
         let keys: [Int64] = try container.withDatabase(for: Note.self) { db in
+            try db.registerSearchRankFunction()
             let rows: [[SQLValue]]
             if mode == .readOnly, let through = try DeckStoreV2.indexedThrough(db) {
                 rows = try db.transaction(.deferred) {
                     try Self.indexPendingTemporarily(after: through, db)
                     return try db.rows("""
                         SELECT \(firstCard) FROM (
-                          SELECT rowid, bm25("NoteSearch") AS score FROM main."NoteSearch" WHERE "NoteSearch" MATCH ?1 AND rowid <= ?2
+                          SELECT rowid, \(rank)("NoteSearch") AS score FROM main."NoteSearch" WHERE "NoteSearch" MATCH ?1 AND rowid <= ?2
                           UNION ALL
-                          SELECT rowid, bm25("NoteSearchPendingIndex") FROM temp."NoteSearchPendingIndex" WHERE "NoteSearchPendingIndex" MATCH ?1
+                          SELECT rowid, \(rank)("NoteSearchPendingIndex") FROM temp."NoteSearchPendingIndex" WHERE "NoteSearchPendingIndex" MATCH ?1
                         ) s ORDER BY score, rowid LIMIT ?3
                         """, [.text(query), .integer(through), .integer(Int64(limit ?? -1))])
                 }
             } else {
                 rows = try db.rows("""
-                    SELECT \(firstCard) FROM (SELECT rowid, bm25("NoteSearch") AS score FROM "NoteSearch" WHERE "NoteSearch" MATCH ?) s \
+                    SELECT \(firstCard) FROM (SELECT rowid, \(rank)("NoteSearch") AS score FROM "NoteSearch" WHERE "NoteSearch" MATCH ?) s \
                     ORDER BY score, rowid LIMIT ?
                     """, [.text(query), .integer(Int64(limit ?? -1))])
             }

@@ -109,8 +109,10 @@ struct SearchPattern {
 /// each word of the query matches as FTS5 matches the phrase `"word"*` (its tokens in a row in
 /// one column, the last as a prefix) and each quoted phrase as `"phrase"`, the query's `or`,
 /// `-` and groups combine them as FTS5's `OR`, `NOT` and parentheses do, and matches are ranked
-/// by `bm25` as FTS5 computes it (k1 = 1.2, b = 0.75; every note counted, its fields and tags;
-/// every word and phrase of the query a phrase of its own), then by key. One difference remains:
+/// as the index ranks them (``Database/registerSearchRankFunction()``: bm25's saturated phrase
+/// frequency, k1 = 1.2, without document length; for several terms each weighted by bm25's IDF
+/// over every note, its fields and tags; every word and phrase of the query a phrase of its own),
+/// then by key. One difference remains:
 /// a word of several tokens spanning two tags matches here with the tags in key order, in the
 /// index in the order they were written. It also answers what the index can't: a word of a
 /// script written without spaces matches inside the note's tokens (``SearchPattern/Match/inside``).
@@ -146,10 +148,9 @@ struct SearchScan {
         var fields = TokenList()
         var tagList = TokenList()
         var rows: Int64 = 0
-        var totalTokens: Int64 = 0
         var hits = [Int64](repeating: 0, count: phrases.count)
         var frequencies = [Int](repeating: 0, count: phrases.count)
-        var matched: [(key: Int64, size: Int, frequencies: [Int])] = []
+        var matched: [(key: Int64, frequencies: [Int])] = []
         while try notes.step() {
             let key = notes.int64(at: 0)
             fields.removeAll()
@@ -170,8 +171,6 @@ struct SearchScan {
                 link = try links.step() ? (links.int64(at: 0), links.int64(at: 1)) : nil
             }
             rows += 1
-            let size = fields.count + tagList.count
-            totalTokens += Int64(size)
             var all = true
             for (index, phrase) in phrases.enumerated() {
                 guard !phrase.isEmpty else { frequencies[index] = 0; continue }
@@ -182,23 +181,15 @@ struct SearchScan {
             if !conjunction {
                 all = query.matches(query.root) { frequencies[$0] > 0 || phrases[$0].isEmpty }
             }
-            if all { matched.append((key, size, frequencies)) }
+            if all { matched.append((key, frequencies)) }
         }
         guard rows > 0, !matched.isEmpty else { return [] }
-        // FTS5's bm25 (fts5_aux.c), step for step, so equal scores tie as they do there.
-        let k1 = 1.2
-        let b = 0.75
-        let averageSize = Double(totalTokens) / Double(rows)
-        let idf = hits.map { hit -> Double in
-            let value = log((Double(rows - hit) + 0.5) / (Double(hit) + 0.5))
-            return value <= 0 ? 1e-6 : value
-        }
+        // The index's rank, with the same expressions, so equal scores tie as they do there.
+        let idf = phrases.count > 1 ? hits.map { Database.searchRankIDF(rows: rows, hits: $0) } : [1]
         var scored: [(score: Double, key: Int64)] = matched.map { match in
             var score = 0.0
-            let size = Double(match.size)
             for index in phrases.indices {
-                let frequency = Double(match.frequencies[index])
-                score += idf[index] * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * size / averageSize)))
+                score += Database.searchRank(frequency: Double(match.frequencies[index]), idf: idf[index])
             }
             return (-1.0 * score, match.key)
         }
