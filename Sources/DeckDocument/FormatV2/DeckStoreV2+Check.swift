@@ -416,13 +416,15 @@ extension DeckStoreV2 {
         return problems
     }
 
-    /// `<64 lowercase hex>` with an optional `.<1–16 of [a-z0-9]>` (docs/FORMAT.md, "Names").
+    /// `<64 lowercase hex>` with an optional `.<1–10 of [a-z0-9]>` (docs/FORMAT.md, "Names"): the
+    /// rule every reader applies before using the name as a path (``MediaReference/isValidFileName(_:)``),
+    /// so a name `check` accepts is one the exports and archives accept too.
     static func isValidMediaFileName(_ name: String) -> Bool {
         let parts = name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let hash = parts.first, hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return false }
         guard parts.count == 2 else { return true }
         let ext = parts[1]
-        return (1...16).contains(ext.utf8.count) && ext.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+        return (1...10).contains(ext.utf8.count) && ext.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
     }
 }
 

@@ -9,7 +9,8 @@ extension DeckDocument {
     ///
     /// Runs SQLite's `integrity_check` and `foreign_key_check`, re-reads the manifest,
     /// compares the search index with the cards, and checks every media reference against
-    /// `Media/` (missing or altered files are errors, unreferenced files warnings). Reads
+    /// `Media/` (missing or altered files are errors, unreferenced files warnings), and warns
+    /// about package entries the format doesn't name. Reads
     /// the whole store and every media file: cost grows with the deck.
     public func check() -> [DeckProblem] {
         var problems: [DeckProblem] = []
@@ -59,6 +60,17 @@ extension DeckDocument {
             } catch let failure {
                 error("\(entry.name): \(failure.reason)")
             }
+        }
+        // Nothing else belongs in a package (docs/FORMAT.md, "The package"): readers ignore
+        // other entries, so they are reported, not refused. Names beginning with a dot are
+        // temporaries (a crashed writer's) that readers ignore by rule.
+        let known = Set(entries.map(\.name))
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() where !name.hasPrefix(".") && !known.contains(name) {
+                warning("\(MediaReference.printable(name)): not part of a deck package (readers ignore it)")
+            }
+        } catch let failure {
+            error("the package can't be listed: \(failure.localizedDescription)")
         }
         return problems.sorted { $0.severity < $1.severity }
     }

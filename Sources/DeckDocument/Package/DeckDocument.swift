@@ -285,6 +285,12 @@ public final class DeckDocument {
                 throw DeckError(path: storeURL.path, reason: "not a deck store: table \(table) is missing", kind: .notADeck)
             }
             try DeckStore.validateSchema(db, path: storeURL.path, formatVersion: DeckStoreV2.formatVersion)
+            // The store's own version must be the manifest's (docs/FORMAT.md, "Version policy"):
+            // a store of another format under a version 2 manifest would be read wrongly.
+            let version = try db.userVersion()
+            guard version == DeckStoreV2.formatVersion else {
+                throw DeckError(path: storeURL.path, reason: "the store's user_version is \(version), but the manifest says format version \(DeckStoreV2.formatVersion)", kind: .corrupt)
+            }
         }
         do {
             do {

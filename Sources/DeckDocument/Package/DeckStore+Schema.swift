@@ -77,7 +77,8 @@ extension DeckStore {
     /// options); any table or index the format does not define (SQLite's own `sqlite_*`
     /// objects aside), an index of ours on another table or with another statement, and a
     /// ``retiredIndexes`` entry that is not a plain index on `Card`. A version 2 store is held to
-    /// the layout of the revision its `schemaVersion` names (2.0.0 has two more indexes).
+    /// the layout of the revision its `schemaVersion` names (2.0.0 has two more indexes), and
+    /// refused (`notADeck`) when it lacks any of its tables.
     static func validateSchema(_ db: Database, path: String, formatVersion: Int) throws {
         // Code first (views, triggers, virtual tables): the most telling refusal.
         let objects = try db.schemaObjects().sorted { rank($0) < rank($1) }
@@ -134,6 +135,15 @@ extension DeckStore {
                 }
             default:
                 throw refuse(object, "which is not part of the deck format")
+            }
+        }
+        // A version 2 store lacking a table of the format is refused at open (docs/FORMAT.md,
+        // "Version policy"), not left to fail the first query that needs it: nothing is
+        // created or repaired on open. (A missing index is `deck check`'s to report.)
+        if formatVersion == DeckStoreV2.formatVersion {
+            let present = Set(objects.lazy.filter { $0.type == "table" }.map(\.name))
+            for name in reference.tables.union(reference.virtualTables.keys).sorted() where !present.contains(name) {
+                throw DeckError(path: path, reason: "not a deck store: table \(name) is missing", kind: .notADeck)
             }
         }
     }
