@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], exclude: ["Peers"]),
         .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest", "TestSupport"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest", "TestSupport"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest", "TestSupport"], exclude: ["Peers", "anki_html.py"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest", "Scheduling", "Study", "TestSupport"], exclude: ["Peers", "anki_html.py"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),
         .testTarget(name: "StudyTests", dependencies: ["Study", "DeckDocument", "Persistence", "Scheduling"]),
         .testTarget(name: "DeckCommandsTests", dependencies: ["DeckCommands", "DeckDocument", "ArgumentParsing", "Scheduling", "TestSupport"]),
