@@ -73,7 +73,10 @@ import Testing
 
     @Test func aPipedStudySessionRecordsEachAnswerAndUndoes() throws {
         let play = try deck()
-        let session = try play.run("study", "L.sampledeck", "--no-fuzz", stdin: "\n3\n\nagain\nu\n\n4\nq\n")
+        // Noon UTC of today: the 10-minute learning step stays inside the study day (which starts at
+        // 04:00), whatever the hour the suite runs at (at 03:50 "Good" showed 1d, not <10m).
+        let noon = String(ISO8601DateFormatter().string(from: Date()).prefix(10)) + "T12:00:00Z"
+        let session = try play.run("study", "L.sampledeck", "--no-fuzz", "--at", noon, stdin: "\n3\n\nagain\nu\n\n4\nq\n")
         #expect(session.status == 0, "\(session.stderr)")
         #expect(session.stdout.contains("Q: chat"), "\(session.stdout)")
         #expect(session.stdout.contains("1 Again <1m   2 Hard <6m   3 Good <10m   4 Easy 8d"))
