@@ -135,6 +135,12 @@ struct ExportCommand: ParsableCommand {
         if target == .file(outputFile) { try OutputPath.checkFile(outputFile, overwrite: force ? .replace : .never) }
         let store = try OpenDeck.open(at: deck, readOnly: true)
         let (notes, cards) = (try store.noteCount(), try store.cardCount())
+        // Notes written, on standard error when it is a terminal (not on a pipe, nor with
+        // --quiet or --no-progress); the rate and time left show once a second has passed.
+        let bar = ProgressBar(total: notes, label: "Exporting", unit: .count("note", "notes"), isEnabled: !output.quiet && !output.noProgress)
+        let update: @Sendable (Int) -> Void = { bar.update(completed: $0) }
+        let progress = bar.isActive ? update : nil
+        defer { bar.finish() }
         if target == .standardOutput {
             // The export is spooled in a private folder of TMPDIR (an Anki package or a JSON
             // file is written whole before a byte can go out): removed when done, when
@@ -149,8 +155,10 @@ struct ExportCommand: ParsableCommand {
             let file = spool.url.appendingPathComponent("deck.\(format.rawValue)")
             try ErrorMapping.run(path: deck) {
                 try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout)
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout,
+                                           progress: progress)
             }
+            bar.finish()
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
                 throw CommandFailure(.ioError, path: file.path, reason: "cannot read back the export")
             }
@@ -169,17 +177,20 @@ struct ExportCommand: ParsableCommand {
             try OutputTarget.spool(to: path, name: "deck.\(format.rawValue)") { file in
                 try ErrorMapping.run(path: deck) {
                     try DeckInterchange.export(store.document, format: format, to: file, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout)
+                                           pageFolder: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), ankiLayout: layout,
+                                           progress: progress)
                 }
             }
         } else {
             try OutputTarget.writeFile(outputFile, force: force) { url in
                 try ErrorMapping.run(path: outputFile, deck: deck) {
                     try DeckInterchange.export(store.document, format: format, to: url, mediaFolder: mediaFolder.map { URL(fileURLWithPath: $0) },
-                                           pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent(), ankiLayout: layout)
+                                           pageFolder: URL(fileURLWithPath: outputFile).deletingLastPathComponent(), ankiLayout: layout,
+                                           progress: progress)
                 }
             }
         }
+        bar.finish()
         if output.json {
             Terminal.current.stdout.write("{\"deck\": \(JSONText.quoted(deck)), \"output\": \(JSONText.quoted(outputFile)), \"format\": \(JSONText.quoted(format.rawValue)), \"notes\": \(notes), \"cards\": \(cards)}\n")
         } else {

@@ -33,6 +33,10 @@ public struct AnkiExporter: Sendable {
     public var options: AnkiPackageWriter.Options
 
     /// Creates an exporter.
+    /// Called with the number of notes written so far, now and then and once at the end (for a
+    /// progress bar).
+    public var progress: (@Sendable (Int) -> Void)?
+
     public init(options: AnkiPackageWriter.Options = .init()) {
         self.options = options
     }
@@ -126,7 +130,10 @@ public struct AnkiExporter: Sendable {
         // Notes, their cards and the cards' reviews.
         var noteIDs = StableIDs(), cardIDs = StableIDs()
         var reviewIDs: Set<Int64> = []
+        var notes = 0
         try document.forEachStoredNote(verifyingValues: true) { note in
+            notes += 1
+            if notes & 63 == 0 { progress?(notes) }
             guard let type = noteTypeIDs[note.noteTypeKey] else {
                 throw DeckError(path: document.storeURL.path, reason: "note \(note.pk) has no note type", kind: .corrupt)
             }
@@ -159,6 +166,7 @@ public struct AnkiExporter: Sendable {
                 }
             }
         }
+        progress?(notes)
 
         // The collection's configuration (kept verbatim from Anki, with the day start).
         // An Anki collection's own configuration goes as it came; Anki's default day start (4)

@@ -95,12 +95,20 @@ public enum DeckInterchange {
     ///   current Anki writes and Anki 2.1.50 and later read).
     /// - Throws: ``InterchangeError`` `unsupported` for a format that can't be exported; the
     ///   format's error; the store's error.
+    /// - Parameter progress: called with the number of notes written so far, now and then and
+    ///   once when the last is written (what follows, such as zipping a package, is not counted).
     public static func export(_ document: DeckDocument, format: InterchangeFormat, to url: URL, mediaFolder: URL? = nil,
-                              pageFolder: URL? = nil, ankiLayout: AnkiLayout = .legacy) throws {
+                              pageFolder: URL? = nil, ankiLayout: AnkiLayout = .legacy,
+                              progress: (@Sendable (Int) -> Void)? = nil) throws {
         switch format {
-        case .csv: try DeckTextExporter(separator: .comma).export(document, to: url)
-        case .tsv: try DeckTextExporter(separator: .tab).export(document, to: url)
-        case .json: try DeckJSONExporter(media: mediaFolder.map { .folder($0) } ?? .embedded).export(document, to: url)
+        case .csv, .tsv:
+            var exporter = DeckTextExporter(separator: format == .csv ? .comma : .tab)
+            exporter.progress = progress
+            try exporter.export(document, to: url)
+        case .json:
+            var exporter = DeckJSONExporter(media: mediaFolder.map { .folder($0) } ?? .embedded)
+            exporter.progress = progress
+            try exporter.export(document, to: url)
         case .apkg, .colpkg:
             let layout: AnkiPackageWriter.Options.Format = switch (format == .colpkg, ankiLayout) {
             case (false, .legacy): .anki21
@@ -108,12 +116,17 @@ public enum DeckInterchange {
             case (true, .legacy): .collectionPackage
             case (true, .current): .currentCollectionPackage
             }
+            var exporter = AnkiExporter(options: .init(format: layout))
+            exporter.progress = progress
             do {
-                try AnkiExporter(options: .init(format: layout)).export(document, to: url)
+                try exporter.export(document, to: url)
             } catch let error as AnkiError {
                 throw InterchangeError(anki: error)
             }
-        case .html: try DeckHTMLExporter(mediaFolder: mediaFolder, pageFolder: pageFolder).export(document, to: url)
+        case .html:
+            var exporter = DeckHTMLExporter(mediaFolder: mediaFolder, pageFolder: pageFolder)
+            exporter.progress = progress
+            try exporter.export(document, to: url)
         case .sampledeck, .zip:
             throw InterchangeError(.unsupported, path: url.path, reason: "cannot export to \(format.rawValue) (use csv, tsv, json, apkg, colpkg or html)")
         }

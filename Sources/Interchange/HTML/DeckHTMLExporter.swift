@@ -27,6 +27,10 @@ public struct DeckHTMLExporter: Sendable {
     public var pageFolder: URL?
 
     /// Creates an exporter.
+    /// Called with the number of notes written so far, now and then and once at the end (for a
+    /// progress bar).
+    public var progress: (@Sendable (Int) -> Void)?
+
     public init(maximumInlineSize: Int = 16 << 20, mediaFolder: URL? = nil, pageFolder: URL? = nil) {
         self.maximumInlineSize = maximumInlineSize
         self.mediaFolder = mediaFolder
@@ -83,7 +87,10 @@ public struct DeckHTMLExporter: Sendable {
         let decks = Dictionary(contents.decks.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         var resolver = MediaResolver(document: document, media: media, inline: base == nil, maximumInlineSize: maximumInlineSize)
         var count = 0
+        var notes = 0
         try document.forEachNoteRecord { note in
+            notes += 1
+            if notes & 63 == 0 { progress?(notes) }
             guard let (layout, type) = layouts[note.noteType] else { return }
             for card in note.cards {
                 count += 1
@@ -106,6 +113,7 @@ public struct DeckHTMLExporter: Sendable {
                 try out.write(html)
             }
         }
+        progress?(notes)
         try out.write("<p class=\"count\">\(count) card\(count == 1 ? "" : "s")</p>\n</body>\n</html>\n")
         try out.commit()
     }

@@ -40,6 +40,10 @@ public struct DeckJSONExporter: Sendable {
     public static let formatVersion = 2
 
     /// Creates an exporter.
+    /// Called with the number of notes written so far, now and then and once at the end (for a
+    /// progress bar).
+    public var progress: (@Sendable (Int) -> Void)?
+
     public init(media: MediaPlacement = .embedded) {
         self.media = media
     }
@@ -90,11 +94,15 @@ public struct DeckJSONExporter: Sendable {
         }, uniquingKeysWith: { first, _ in first })
         try out.write("  \"notes\": [")
         var first = true
+        var written = 0
         try document.forEachNoteRecord { note in
             try out.write(first ? "\n    " : ",\n    ")
             first = false
             try out.write(Self.note(note, fieldNames: fieldNames[note.noteType] ?? nil))
+            written += 1
+            if written & 63 == 0 { progress?(written) }
         }
+        progress?(written)
         try out.write(first ? "]\n}\n" : "\n  ]\n}\n")
         try out.commit()
     }

@@ -13,6 +13,10 @@ public struct DeckTextExporter: Sendable {
     public static let columns: [TextImportRole] = [.guid, .notetype, .deck, .front, .back, .tags]
 
     /// Creates an exporter.
+    /// Called with the number of notes written so far, now and then and once at the end (for a
+    /// progress bar).
+    public var progress: (@Sendable (Int) -> Void)?
+
     public init(separator: CSVSeparator) {
         self.separator = separator
     }
@@ -37,7 +41,9 @@ public struct DeckTextExporter: Sendable {
                                            tags: AnkiExporter.ankiTags(card.tags), guid: card.ankiGUID, notetype: notetype,
                                            deck: card.deckPath))
             count += 1
+            if count & 63 == 0 { progress?(count) }
         }
+        progress?(count)
         try writer.flush()
         try out.commit()
         return count
