@@ -384,6 +384,7 @@ extension BulkImport {
         rows.append(note.ankiID.map(SQLValue.integer) ?? .null)
         rows.append(.integer(note.noteType))
         try rows.endRow()
+        referNoteType(note.noteType)
         for card in note.cards { try insertRecordCard(card, note: noteKey) }
         var tagKeys: [Int64] = []
         for tag in note.tags {
@@ -431,6 +432,9 @@ extension BulkImport {
         rows.append(.integer(card.deck))
         rows.append(optional(card.originalDeck))
         try rows.endRow()
+        referNote(noteKey)
+        referDeck(card.deck)
+        if let deck = card.originalDeck { referDeck(deck) }
         cardsAdded += 1
         let reviewRows = statements.review
         for review in card.reviews {

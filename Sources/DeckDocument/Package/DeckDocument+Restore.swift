@@ -44,7 +44,9 @@ extension DeckDocument {
             try setDeckDescription(contents.description)
         }
         do {
-            try bulkImport { _ in
+            // A restore writes its rows with its own SQL and relies on SQLite's foreign key
+            // actions: SQLite checks every row (not ``ForeignKeyChecking/atEnd``).
+            try bulkImport(rowsPerStatement: nil, foreignKeys: .everyRow) { _ in
                 // Media files first (each file written once; removed again if the import fails).
                 var present: [MediaRecord] = []
                 for item in contents.media {
