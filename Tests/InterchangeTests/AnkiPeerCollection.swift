@@ -85,6 +85,8 @@ enum AnkiPeerCollection {
         struct Review: Decodable { let id, cid: Int64, usn, ease, ivl, lastIvl, factor, time, type: Int }
 
         let crt: Int64
+        /// Anki's `col.sched.today` when the state was read: the day number of now.
+        let today: Int64?
         let fsrs: Bool
         let noteTypes: [NoteType]
         let decks: [Deck]

@@ -424,6 +424,8 @@ def dump(col):
         card["difficulty"] = state.difficulty if state is not None else None
         card["desiredRetention"] = backend.desired_retention
         card["customData"] = backend.custom_data
+    # Read after the cards: the scheduler's first use may unbury cards of an earlier day.
+    truth["today"] = col.sched.today
     columns = ["id", "cid", "usn", "ease", "ivl", "lastIvl", "factor", "time", "type"]
     truth["revlog"] = [dict(zip(columns, row))
                        for row in col.db.all(f"select {', '.join(columns)} from revlog order by id")]
