@@ -18,13 +18,14 @@ extension PersistentModel where Self: Observable {
     public func _$willSet<V>(_ keyPath: KeyPath<Self, V>) {
         let backing = persistentBackingData
         if !backing.unfetchedAttributes.isEmpty { _$readUnfetched() }
-        backing.registrar?.willSet(self, keyPath: keyPath)
+        if backing.hasRegistrar { backing.registrar?.willSet(self, keyPath: keyPath) }
     }
 
     /// Tells observers, if any, that `keyPath` changed.
     @inlinable
     public func _$didSet<V>(_ keyPath: KeyPath<Self, V>) {
-        persistentBackingData.registrar?.didSet(self, keyPath: keyPath)
+        let backing = persistentBackingData
+        if backing.hasRegistrar { backing.registrar?.didSet(self, keyPath: keyPath) }
     }
 
     /// The setter of an attribute kept in backing storage of its own type: records the

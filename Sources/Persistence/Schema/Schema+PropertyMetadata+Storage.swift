@@ -31,7 +31,7 @@ extension Schema.PropertyMetadata {
             write: { object, value in
                 guard let converted = decode(value) else { return false }
                 let model = unsafeDowncast(object, to: M.self)
-                if let registrar = model.persistentBackingData.registrar {
+                if model.persistentBackingData.hasRegistrar, let registrar = model.persistentBackingData.registrar {
                     registrar.willSet(model, keyPath: keyPath)
                     property.set(object, converted)
                     registrar.didSet(model, keyPath: keyPath)
@@ -72,7 +72,7 @@ extension Schema.PropertyMetadata {
             write: { object, value in
                 guard let converted = V.fromDatabaseValue(value) else { return false }
                 let model = unsafeDowncast(object, to: M.self)
-                if let registrar = model.persistentBackingData.registrar {
+                if model.persistentBackingData.hasRegistrar, let registrar = model.persistentBackingData.registrar {
                     registrar.willSet(model, keyPath: keyPath)
                     property.set(object, converted)
                     registrar.didSet(model, keyPath: keyPath)
