@@ -148,19 +148,11 @@ struct PersistedProperty {
                 // The initial value (`= []`, `= nil`) is what a new model's relationship holds anyway.
                 result.append("init(initialValue) {}")
             }
-            result.append("""
-                get {
-                    self._$access(\(raw: keyPath))
-                    return self.getValue(forKey: \(raw: keyPath))
-                }
-                """)
-            result.append("""
-                set {
-                    self._$willSet(\(raw: keyPath))
-                    self.setValue(forKey: \(raw: keyPath), to: newValue)
-                    self._$didSet(\(raw: keyPath))
-                }
-                """)
+            // One call each, named after the shape of the type as written: no overloads to
+            // try, one key path instead of three in a setter.
+            let shape = isArrayType ? "ToMany" : isOptionalType ? "ToOptional" : "ToOne"
+            result.append("get { self._$get\(raw: shape)(\(raw: keyPath)) }")
+            result.append("set { self._$set\(raw: shape)(\(raw: keyPath), newValue) }")
         case .attribute where !usesUnwrappedStorage:
             result.append("""
                 @storageRestrictions(initializes: \(raw: storageName))

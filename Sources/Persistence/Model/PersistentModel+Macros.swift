@@ -45,6 +45,57 @@ extension PersistentModel where Self: Observable {
         }
     }
 
+    // MARK: Relationships declared with `@Relationship`
+
+    // One call per accessor, of a name chosen by the macro from the property's type as
+    // written (`[T]`, `T?`, `T`), so the type checker has one candidate to match rather than
+    // the three overloads of `getValue`/`setValue` plus the observation calls around them.
+
+    /// The getter of a to-many relationship: observed, then read (loaded on first access).
+    @inlinable
+    public func _$getToMany<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]>) -> [T] {
+        _$access(keyPath)
+        return getValue(forKey: keyPath)
+    }
+
+    /// The setter of a to-many relationship, between `willSet` and `didSet` of observers.
+    @inlinable
+    public func _$setToMany<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]>, _ newValue: [T]) {
+        _$willSet(keyPath)
+        setValue(forKey: keyPath, to: newValue)
+        _$didSet(keyPath)
+    }
+
+    /// The getter of an optional to-one relationship.
+    @inlinable
+    public func _$getToOptional<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T?>) -> T? {
+        _$access(keyPath)
+        return getValue(forKey: keyPath)
+    }
+
+    /// The setter of an optional to-one relationship.
+    @inlinable
+    public func _$setToOptional<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T?>, _ newValue: T?) {
+        _$willSet(keyPath)
+        setValue(forKey: keyPath, to: newValue)
+        _$didSet(keyPath)
+    }
+
+    /// The getter of a non-optional to-one relationship.
+    @inlinable
+    public func _$getToOne<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T>) -> T {
+        _$access(keyPath)
+        return getValue(forKey: keyPath)
+    }
+
+    /// The setter of a non-optional to-one relationship.
+    @inlinable
+    public func _$setToOne<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T>, _ newValue: T) {
+        _$willSet(keyPath)
+        setValue(forKey: keyPath, to: newValue)
+        _$didSet(keyPath)
+    }
+
     // MARK: Properties of a type the macro can't classify (an enum, a struct or a model)
 
     // One generic entry each, deciding at run time whether the value is a relationship: an
