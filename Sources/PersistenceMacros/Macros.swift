@@ -64,3 +64,23 @@ public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module
 /// `#UniqueIndex<Card>([\.note, \.ordinal])`.
 @freestanding(declaration)
 public macro UniqueIndex<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "PersistenceMacrosPlugin", type: "ConstraintMacro")
+
+/// Makes an actor a ``ModelActor``, as SwiftData's `@ModelActor` does: it gains
+/// `modelContainer`, a `modelExecutor` (a ``DefaultSerialModelExecutor`` over a context of its
+/// own) and `init(modelContainer:)`, so its `modelContext` is used by one job at a time, off
+/// the main thread.
+///
+/// ```swift
+/// @ModelActor actor Importer {
+///     func add(_ fronts: [String]) throws -> [PersistentIdentifier] {
+///         let cards = fronts.map { Card(front: $0, back: "") }
+///         for card in cards { modelContext.insert(card) }
+///         try modelContext.save()
+///         return cards.map(\.persistentModelID)
+///     }
+/// }
+/// let ids = try await Importer(modelContainer: container).add(["a", "b"])
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: Persistence.ModelActor)
+public macro ModelActor() = #externalMacro(module: "PersistenceMacrosPlugin", type: "ModelActorMacro")

@@ -12,6 +12,7 @@ struct PersistenceMacrosPlugin: PluginProvider {
         case "PersistedPropertyMacro": PersistedPropertyMacro.self
         case "MarkerMacro": MarkerMacro.self
         case "ConstraintMacro": ConstraintMacro.self
+        case "ModelActorMacro": ModelActorMacro.self
         default: throw PluginError.unknownMacro(moduleName, typeName)
         }
     }
