@@ -45,6 +45,8 @@ struct PersistedProperty {
     /// The type without optional or collection syntax is syntactically optional.
     var isOptionalType: Bool { type.map(isOptional) ?? false }
     var isArrayType: Bool { type.map { arrayElement(of: $0) != nil } ?? false }
+    /// `[T]?`: an optional to-many relationship when `T` is a model.
+    var isOptionalArrayType: Bool { type.flatMap(optionalWrapped).map { arrayElement(of: $0) != nil } ?? false }
 
     /// The storage of an undecided (or URL) property without an initial value is optional
     /// unless the type already is; it stays nil until an initializer sets the property.
@@ -123,7 +125,7 @@ struct PersistedProperty {
             var arguments = ""
             if let deleteRule { arguments += ", deleteRule: \(deleteRule.trimmedDescription)" }
             if let inverse { arguments += ", inverse: \(inverse.trimmedDescription)" }
-            if isArrayType {
+            if isArrayType || isOptionalArrayType {
                 if let minimumModelCount { arguments += ", minimumModelCount: \(minimumModelCount.trimmedDescription)" }
                 if let maximumModelCount { arguments += ", maximumModelCount: \(maximumModelCount.trimmedDescription)" }
             }
@@ -150,7 +152,7 @@ struct PersistedProperty {
             }
             // One call each, named after the shape of the type as written: no overloads to
             // try, one key path instead of three in a setter.
-            let shape = isArrayType ? "ToMany" : isOptionalType ? "ToOptional" : "ToOne"
+            let shape = isArrayType ? "ToMany" : isOptionalArrayType ? "ToManyOptional" : isOptionalType ? "ToOptional" : "ToOne"
             result.append("get { self._$get\(raw: shape)(\(raw: keyPath)) }")
             result.append("set { self._$set\(raw: shape)(\(raw: keyPath), newValue) }")
         case .attribute where !usesUnwrappedStorage:

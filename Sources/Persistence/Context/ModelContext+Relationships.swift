@@ -36,6 +36,27 @@ extension PersistentModel {
 
     /// The members of a to-many relationship, loaded from the store on first access.
     public func getValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]>) -> [T] {
+        members(at: keyPath)
+    }
+
+    /// The members of an optional to-many relationship (`[T]?`): `[]` when there are none,
+    /// never nil (the store keeps members, not whether the list was nil).
+    public func getValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]?>) -> [T]? {
+        members(at: keyPath) as [T]
+    }
+
+    /// Sets the members of an optional to-many relationship; nil removes them all.
+    public func setValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]?>, to newValue: [T]?) {
+        setMembers(at: keyPath, to: newValue ?? [])
+    }
+
+    /// Sets the members of a to-many relationship, keeping inverses in step.
+    public func setValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]>, to newValue: [T]) {
+        setMembers(at: keyPath, to: newValue)
+    }
+
+    /// The members of the to-many relationship at `keyPath` (`[T]` or `[T]?`).
+    private func members<T: PersistentModel>(at keyPath: AnyKeyPath) -> [T] {
         if case .toMany(let current, _)? = persistentBackingData.relationships[keyPath] { return current.compactMap { $0 as? T } }
         guard let context = persistentBackingData.context else { return [] }
         do { return try context.loadToMany(of: self, keyPath: keyPath).compactMap { $0 as? T } }
@@ -45,9 +66,8 @@ extension PersistentModel {
         }
     }
 
-    /// Sets the members of a to-many relationship, keeping inverses in step.
-    public func setValue<T: PersistentModel>(forKey keyPath: ReferenceWritableKeyPath<Self, [T]>, to newValue: [T]) {
-        let old = getValue(forKey: keyPath)
+    private func setMembers<T: PersistentModel>(at keyPath: AnyKeyPath, to newValue: [T]) {
+        let old: [T] = members(at: keyPath)
         if let context = persistentBackingData.context, context.undoState.isEnabled { context.recordUndo(.relationship(self, keyPath)) }
         var original: [AnyObject]? = nil
         if case .toMany(_, let stored)? = persistentBackingData.relationships[keyPath] { original = stored }

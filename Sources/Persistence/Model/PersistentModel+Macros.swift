@@ -66,6 +66,21 @@ extension PersistentModel where Self: Observable {
         _$didSet(keyPath)
     }
 
+    /// The getter of an optional to-many relationship (`[T]?`).
+    @inlinable
+    public func _$getToManyOptional<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]?>) -> [T]? {
+        _$access(keyPath)
+        return getValue(forKey: keyPath)
+    }
+
+    /// The setter of an optional to-many relationship; nil removes every member.
+    @inlinable
+    public func _$setToManyOptional<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, [T]?>, _ newValue: [T]?) {
+        _$willSet(keyPath)
+        setValue(forKey: keyPath, to: newValue)
+        _$didSet(keyPath)
+    }
+
     /// The getter of an optional to-one relationship.
     @inlinable
     public func _$getToOptional<T: PersistentModel>(_ keyPath: ReferenceWritableKeyPath<Self, T?>) -> T? {
@@ -164,18 +179,54 @@ protocol UndecidedRelationship {
     static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any)
 }
 
-extension Optional: UndecidedRelationship where Wrapped: PersistentModel {
+extension Optional: UndecidedRelationship where Wrapped: OptionalRelationshipValue {
     @usableFromInline
     static func _$get<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any {
-        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Wrapped?> else {
+        Wrapped._$getOptional(owner, keyPath)
+    }
+
+    @usableFromInline
+    static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        Wrapped._$setOptional(owner, keyPath, value)
+    }
+}
+
+/// What an optional relationship of undecided type can wrap: a model (`T?`, to-one) or an
+/// array of models (`[T]?`, to-many). One protocol, because `Optional` can conform to
+/// ``UndecidedRelationship`` only once.
+public protocol OptionalRelationshipValue {
+    /// The value of the optional relationship at `keyPath` of `owner`, as `Self?`.
+    static func _$getOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any
+    /// Sets the optional relationship at `keyPath` of `owner` to `value` (a `Self?`).
+    static func _$setOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any)
+}
+
+extension PersistentModel {
+    public static func _$getOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Self?> else {
             preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
         }
         return owner.getValue(forKey: keyPath) as Any
     }
 
-    @usableFromInline
-    static func _$set<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
-        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Wrapped?>, let value = value as? Wrapped? else {
+    public static func _$setOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, Self?>, let value = value as? Self? else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        owner.setValue(forKey: keyPath, to: value)
+    }
+}
+
+extension Array: OptionalRelationshipValue where Element: PersistentModel {
+    public static func _$getOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath) -> Any {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, [Element]?> else {
+            preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
+        }
+        return owner.getValue(forKey: keyPath) as Any
+    }
+
+    public static func _$setOptional<Owner: PersistentModel>(_ owner: Owner, _ keyPath: AnyKeyPath, _ value: Any) {
+        guard let keyPath = keyPath as? ReferenceWritableKeyPath<Owner, [Element]?>, let value = value as? [Element]? else {
             preconditionFailure("\(Owner.self).\(keyPath) is not a settable relationship")
         }
         owner.setValue(forKey: keyPath, to: value)

@@ -39,7 +39,7 @@ import Foundation
 ///
 /// Models are not `Sendable`: a model belongs to the context that fetched or inserted it.
 /// Pass ``persistentModelID`` between tasks instead.
-public protocol PersistentModel: AnyObject, Hashable, Identifiable {
+public protocol PersistentModel: AnyObject, Hashable, Identifiable, OptionalRelationshipValue {
     /// Creates an empty instance; the context fills its attributes from a row.
     init()
     /// The model's schema: attributes, relationships, unique constraints and indexes.

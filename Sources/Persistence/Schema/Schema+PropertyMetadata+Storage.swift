@@ -243,6 +243,12 @@ extension Schema.PropertyMetadata {
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self { relationship(name, keyPath, originalName: originalName) }
 
+    /// An optional to-many relationship declared without `@Relationship`.
+    public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]?>, storage: @autoclosure @escaping () -> ReferenceWritableKeyPath<M, [T]?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
     /// A to-many relationship declared without `@Relationship`.
     public static func persisted<M: PersistentModel & Observable, T: PersistentModel>(
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]>, storage: @autoclosure @escaping () -> ReferenceWritableKeyPath<M, [T]>,
@@ -319,6 +325,11 @@ extension Schema.PropertyMetadata {
 
     public static func _$persistedOptional<M: PersistentModel & Observable, T: PersistentModel>(
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T?>, storage: @autoclosure @escaping () -> ReferenceWritableKeyPath<M, T?>,
+        options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
+    ) -> Self { relationship(name, keyPath, originalName: originalName) }
+
+    public static func _$persistedOptional<M: PersistentModel & Observable, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]?>, storage: @autoclosure @escaping () -> ReferenceWritableKeyPath<M, [T]?>,
         options: Set<Schema.Attribute.Option> = [], originalName: String? = nil
     ) -> Self { relationship(name, keyPath, originalName: originalName) }
 

@@ -180,6 +180,21 @@ extension Schema.PropertyMetadata {
             originalName: originalName, destination: T.self)))
     }
 
+    /// An optional to-many relationship (`var songs: [Song]? = []`, the form CloudKit-synced
+    /// SwiftData models use). The store keeps members only: setting nil removes them all, and
+    /// reading gives the members, `[]` when there are none.
+    public static func relationship<M: PersistentModel, T: PersistentModel>(
+        _ name: String, _ keyPath: ReferenceWritableKeyPath<M, [T]?>,
+        deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil,
+        minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalName: String? = nil
+    ) -> Self {
+        Self(kind: .relationship(Schema.Relationship(
+            name: name, keyPath: keyPath, isToMany: true, deleteRule: deleteRule, inverseKeyPath: inverse,
+            minimumModelCount: minimumModelCount == 0 ? nil : minimumModelCount,
+            maximumModelCount: maximumModelCount == 0 ? nil : maximumModelCount,
+            originalName: originalName, destination: T.self)))
+    }
+
     // MARK: Constraints
 
     /// A compound unique constraint, the equivalent of `#Unique<M>([\.a, \.b])`: an insert
