@@ -44,7 +44,6 @@ struct MigrationRunner {
     func run(_ db: Database) throws {
         let stages = try path()
         try db.execute("PRAGMA foreign_keys = OFF")
-        defer { try? db.execute("PRAGMA foreign_keys = ON") }
         var current = stages.first.map(Self.label) ?? "setup"
         do {
             try db.transaction(.immediate) {
@@ -57,11 +56,18 @@ struct MigrationRunner {
                 if violations > 0 { throw MigrationIssue("\(violations) rows reference rows that no longer exist") }
                 try setup.writeVersion(db)
             }
-        } catch let error as PersistenceError {
-            if case .migrationFailed = error { throw error }
-            throw PersistenceError.migrationFailed(stage: current, reason: error.description)
         } catch {
-            throw PersistenceError.migrationFailed(stage: current, reason: String(describing: error))
+            // Best effort: the migration's own error is the one to report.
+            try? db.execute("PRAGMA foreign_keys = ON")
+            if let error = error as? PersistenceError, case .migrationFailed = error { throw error }
+            throw PersistenceError.migrationFailed(stage: current, reason: (error as? PersistenceError)?.description ?? String(describing: error))
+        }
+        // The migration is committed; a connection left without foreign keys would let later
+        // saves break references without a word, so this one is checked. (SQLite ignores the
+        // pragma inside a transaction, without an error.)
+        try db.execute("PRAGMA foreign_keys = ON")
+        guard try db.scalar("PRAGMA foreign_keys", as: Int64.self) == 1 else {
+            throw PersistenceError.migrationFailed(stage: current, reason: "foreign keys could not be switched back on after the migration")
         }
     }
 
