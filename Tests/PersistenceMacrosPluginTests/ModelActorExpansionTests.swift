@@ -23,15 +23,15 @@ import Testing
             actor Importer {
                 func run() {}
 
-            nonisolated let modelExecutor: any Persistence.ModelExecutor
+                nonisolated let modelExecutor: any Persistence.ModelExecutor
 
-            nonisolated let modelContainer: Persistence.ModelContainer
+                nonisolated let modelContainer: Persistence.ModelContainer
 
-            init(modelContainer: Persistence.ModelContainer) {
-                let modelContext = Persistence.ModelContext(modelContainer)
-                self.modelExecutor = Persistence.DefaultSerialModelExecutor(modelContext: modelContext)
-                self.modelContainer = modelContainer
-            }
+                init(modelContainer: Persistence.ModelContainer) {
+                    let modelContext = Persistence.ModelContext(modelContainer)
+                    self.modelExecutor = Persistence.DefaultSerialModelExecutor(modelContext: modelContext)
+                    self.modelContainer = modelContainer
+                }
             }
 
             extension Importer: Persistence.ModelActor {}

@@ -81,7 +81,9 @@ final class Song: PersistentModel {
         track.album = nil
         #expect(read.tracks?.map(\.name) == ["All I Want"])
         try reader.save()
-        let again = try #require(try ModelContext(container).fetch(FetchDescriptor<Album>()).first)
+        // (A context must outlive the models read through it: they don't keep it alive.)
+        let rereader = ModelContext(container)
+        let again = try #require(try rereader.fetch(FetchDescriptor<Album>()).first)
         #expect(again.tracks?.map(\.name) == ["All I Want"] && again.liners == [])
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Track>()) == 2)
 
@@ -117,7 +119,8 @@ final class Song: PersistentModel {
         list.songs = [Song(title: "Carey"), Song(title: "California")]
         context.insert(list)
         try context.save()
-        let read = try #require(try ModelContext(container).fetch(FetchDescriptor<Playlist>()).first)
+        let reader = ModelContext(container)
+        let read = try #require(try reader.fetch(FetchDescriptor<Playlist>()).first)
         #expect(read.songs?.map(\.title).sorted() == ["California", "Carey"])
         #expect(read.songs?.first?.playlist === read)
     }
