@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "CardTemplatesTests", dependencies: ["CardTemplates"], exclude: ["anki_render.py"]),
         // The scheduler against the `fsrs` package and current Anki (python3 peers).
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], exclude: ["Peers"]),
-        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "Digest", "TestSupport"]),
+        .testTarget(name: "DeckDocumentTests", dependencies: ["DeckDocument", "Persistence", "SQLite", "CSQLite", "Digest", "TestSupport"]),
         .testTarget(name: "AnkiTests", dependencies: ["Anki", "SQLite", "Archive", "Digest", "TestSupport"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "DeckDocument", "Persistence", "Digest", "Scheduling", "Study", "TestSupport"], exclude: ["Peers", "anki_html.py"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], exclude: ["Snapshots"]),

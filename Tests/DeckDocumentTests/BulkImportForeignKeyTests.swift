@@ -1,5 +1,6 @@
+import CSQLite
 import Foundation
-import SQLite
+@testable import SQLite
 import Testing
 @testable import DeckDocument
 
@@ -85,5 +86,73 @@ import Testing
             #expect(violations == 0)
             try deck.close()
         }
+    }
+
+    /// Makes `PRAGMA foreign_keys = …` (setting it, not reading it) fail on `db` (`SQLITE_DENY`:
+    /// the statement is refused) or do nothing (`SQLITE_IGNORE`: SQLite skips it without a
+    /// word), through SQLite's authorizer; `nil` removes the authorizer.
+    static func answerForeignKeySwitches(_ db: Database, with answer: Int32?) {
+        guard let answer else { sqlite3_set_authorizer(db.handle, nil, nil); return }
+        sqlite3_set_authorizer(db.handle, { context, action, pragma, value, _, _ in
+            guard action == SQLITE_PRAGMA, value != nil, let pragma,
+                  String(cString: pragma).lowercased() == "foreign_keys" else { return SQLITE_OK }
+            return Int32(Int(bitPattern: context))
+        }, UnsafeMutableRawPointer(bitPattern: Int(answer)))
+    }
+
+    /// Foreign keys that can't be switched back on after a committed import are the import's
+    /// error (the connection would go on without them): refused or silently skipped, the call
+    /// throws, and the notes stay, since they are committed.
+    @Test(arguments: [SQLITE_DENY, SQLITE_IGNORE])
+    func foreignKeysThatStayOffAfterTheCommitAreAnError(answer: Int32) throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.create(at: playground.file("deck.sampledeck"), title: "Keys")
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        var thrown: (any Error)?
+        do {
+            try deck.bulkImport(rowsPerStatement: nil, foreignKeys: .atEnd) { session in
+                for index in 0..<20 {
+                    try session.add(ImportedNote(kind: .basic, front: "front \(index)", back: "back", created: when), tags: ["t"])
+                }
+                try deck.container.withDatabase(for: Note.self) { db in Self.answerForeignKeySwitches(db, with: answer) }
+            }
+        } catch {
+            thrown = error
+        }
+        try deck.container.withDatabase(for: Note.self) { db in Self.answerForeignKeySwitches(db, with: nil) }
+        switch thrown {
+        case let error as DatabaseError:
+            #expect(answer == SQLITE_DENY && error.code == SQLITE_AUTH, "\(error)")
+        case let error as DeckError:
+            #expect(answer == SQLITE_IGNORE && error.kind == .io, "\(error)")
+        case let error?:
+            Issue.record("unexpected error: \(error)")
+        case nil:
+            Issue.record("the import went on without foreign keys and said nothing")
+        }
+        #expect(try Self.foreignKeysOn(deck) == 0)
+        #expect(try deck.noteCount() == 20)
+        try deck.close()
+    }
+
+    /// On the error path switching foreign keys back on is best effort: when it fails too, the
+    /// import's own error is the one thrown, and nothing of the import stays.
+    @Test func aFailedImportReportsItsOwnErrorWhenForeignKeysStayOff() throws {
+        let playground = try Playground()
+        let deck = try DeckDocument.create(at: playground.file("deck.sampledeck"), title: "Keys")
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        do {
+            try deck.bulkImport(rowsPerStatement: nil, foreignKeys: .atEnd) { session in
+                let typeKey = try Self.noteType(session)
+                try session.add(BulkImportRowsTests.record(0, typeKey: typeKey, deck: 9_999, when: when))
+                try deck.container.withDatabase(for: Note.self) { db in Self.answerForeignKeySwitches(db, with: SQLITE_DENY) }
+            }
+            Issue.record("the import was accepted")
+        } catch let error as DatabaseError {
+            #expect(error.extendedCode == DatabaseError.constraintForeignKey, "\(error)")
+        }
+        try deck.container.withDatabase(for: Note.self) { db in Self.answerForeignKeySwitches(db, with: nil) }
+        #expect(try deck.noteCount() == 0)
+        try deck.close()
     }
 }

@@ -100,7 +100,10 @@ extension DeckDocument {
     /// of SQLite's per row and key, about a tenth of a CSV import's CPU); a broken key is refused
     /// with SQLite's own error (`SQLITE_CONSTRAINT_FOREIGNKEY`) and nothing of the import stays.
     /// A parent row that `body` deletes is then refused too, where SQLite would have cascaded.
-    /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error.
+    /// Foreign keys go back on after the commit; when that fails, the import stays (it is
+    /// committed) but the call throws, since the deck's connection would go on without them.
+    /// - Throws: ``DeckError`` `readOnly`; what `body` throws; the store's error; ``DeckError``
+    ///   `io` when foreign keys did not go back on.
     public func bulkImport<T>(_ body: (BulkImport) throws -> T) throws -> T {
         try bulkImport(rowsPerStatement: nil, body)
     }
@@ -129,21 +132,33 @@ extension DeckDocument {
             var checking = foreignKeys ?? (lastKey == nil ? .atEnd : .everyRow)
             if db.isInTransaction { checking = .everyRow }
             if checking == .atEnd { try db.execute("PRAGMA foreign_keys = OFF") }
-            try db.execute("SAVEPOINT bulk_import")
-            // Checked at the commit (which fails, rolling back, if one is broken), so that no
-            // statement of the import has to be undone alone: no statement journal.
-            try db.execute("PRAGMA defer_foreign_keys = ON")
+            do {
+                try db.execute("SAVEPOINT bulk_import")
+                // Checked at the commit (which fails, rolling back, if one is broken), so that no
+                // statement of the import has to be undone alone: no statement journal.
+                try db.execute("PRAGMA defer_foreign_keys = ON")
+            } catch {
+                // Best effort: the import has failed already, with this error.
+                if db.isInTransaction { try? db.execute("ROLLBACK TO bulk_import"); try? db.execute("RELEASE bulk_import") }
+                if checking == .atEnd { try? db.execute("PRAGMA foreign_keys = ON") }
+                throw error
+            }
             return (lastKey ?? 0, tempStore, leftWAL, checking)
         }
-        // After the transaction: nothing else runs without foreign keys.
-        func restoreForeignKeys() {
-            guard checking == .atEnd else { return }
-            try? container.withDatabase(for: Note.self) { db in
-                if !db.isInTransaction { try db.execute("PRAGMA foreign_keys = ON") }
+        // After the transaction: nothing else runs without foreign keys. SQLite ignores the
+        // pragma inside a transaction without a word, so what it reads afterwards decides.
+        var foreignKeysOff = checking == .atEnd
+        func restoreForeignKeys() throws {
+            guard foreignKeysOff else { return }
+            try container.withDatabase(for: Note.self) { db in
+                try db.execute("PRAGMA foreign_keys = ON")
+                guard try db.scalar("PRAGMA foreign_keys", as: Int64.self) == 1 else {
+                    throw DeckError(path: storeURL.path, reason: "foreign keys could not be switched back on after an import", kind: .io)
+                }
             }
+            foreignKeysOff = false
         }
         defer {
-            restoreForeignKeys()
             try? container.withDatabase(for: Note.self) { db in
                 try db.execute("PRAGMA temp_store = \(tempStore)")
                 if leftWAL { _ = try db.setJournalMode(.wal) }
@@ -166,18 +181,20 @@ extension DeckDocument {
                 if newest > lastKey { try DeckStoreV2.deferIndexing(after: lastKey, db) }
                 try db.execute("RELEASE bulk_import")
             }
-            restoreForeignKeys()
         } catch {
             try? container.withDatabase(for: Note.self) { db in
                 try db.execute("ROLLBACK TO bulk_import")
                 try db.execute("RELEASE bulk_import")
             }
-            restoreForeignKeys()
+            // Best effort: the import has failed, and its error is the one to report.
+            try? restoreForeignKeys()
             discardChanges()
             nextNewPosition = nil
             throw error
         }
         nextNewPosition = nil
+        // The import is committed; a connection left without foreign keys is its error all the same.
+        try restoreForeignKeys()
         try save()
         // Notes updated in place (and given new cards) by SQL: the context's copies follow.
         if session?.updates != nil { try refreshAfterImportUpdates() }
