@@ -571,44 +571,8 @@ extension BulkImport {
     /// The deck's type takes the record's values, field by field and template by template (the
     /// schemas are equal, so ordinals line up).
     private func apply(_ record: ImportNoteType, to type: DeckSchemaV2.NoteType) throws {
-        type.name = record.name
-        type.ankiID = record.ankiID
-        type.stockKind = record.stockKind
-        type.css = record.css
-        type.sortField = record.sortField
-        type.latexPre = record.latexPre
-        type.latexPost = record.latexPost
-        type.latexSVG = record.latexSVG
-        type.modified = record.modified
-        type.ankiOptions = record.options
-        for (field, spec) in zip(type.fields.sorted { $0.ordinal < $1.ordinal }, record.fields) {
-            field.name = spec.name
-            field.font = spec.font
-            field.fontSize = spec.fontSize
-            field.rightToLeft = spec.rightToLeft
-            field.sticky = spec.sticky
-            field.plainText = spec.plainText
-            field.collapsed = spec.collapsed
-            field.excludeFromSearch = spec.excludeFromSearch
-            field.fieldDescription = spec.description
-            field.ankiID = spec.ankiID
-            field.ankiOptions = spec.options
-        }
-        let context = document.mainContext
-        for (template, spec) in zip(type.templates.sorted { $0.ordinal < $1.ordinal }, record.templates) {
-            template.name = spec.name
-            template.questionFormat = spec.questionFormat
-            template.answerFormat = spec.answerFormat
-            template.browserQuestionFormat = spec.browserQuestionFormat
-            template.browserAnswerFormat = spec.browserAnswerFormat
-            template.browserFont = spec.browserFont
-            template.browserFontSize = spec.browserFontSize
-            template.modified = spec.modified
-            template.ankiID = spec.ankiID
-            template.ankiOptions = spec.options
-            template.targetDeck = try spec.targetDeck.map { key in
-                try context.model(for: PersistentIdentifier(storeIdentifier: "Deck", entityName: DeckSchemaV2.Deck.entityName, primaryKey: key)) as? DeckSchemaV2.Deck
-            } ?? nil
-        }
+        Self.assign(record, to: type)
+        for (field, spec) in zip(type.fields.sorted { $0.ordinal < $1.ordinal }, record.fields) { Self.assign(spec, to: field) }
+        for (template, spec) in zip(type.templates.sorted { $0.ordinal < $1.ordinal }, record.templates) { try assign(spec, to: template) }
     }
 }

@@ -164,15 +164,7 @@ extension BulkImport {
             row.ordinal = position
             try assign(spec, to: row)
         }
-        type.name = merged.name
-        type.stockKind = merged.stockKind
-        type.css = merged.css
-        type.sortField = merged.sortField
-        type.latexPre = merged.latexPre
-        type.latexPost = merged.latexPost
-        type.latexSVG = merged.latexSVG
-        type.modified = merged.modified
-        type.ankiOptions = merged.options
+        Self.assign(merged, to: type)
         try document.saveIndexingNotes()
         document.noteLayouts.removeValue(forKey: key)
 
@@ -195,37 +187,6 @@ extension BulkImport {
         for (position, slot) in incomingTemplates.enumerated() { if let origin = slot.origin { templateMap[origin] = position } }
         let remap = NoteTypeRemap(fields: incomingFields.map(\.origin), templates: type.kind == .standard ? templateMap : [:])
         return (key, NoteTypeDecision(name: record.name, action: .merged, deckName: type.name), remap)
-    }
-
-    static func assign(_ spec: ImportNoteType.Field, to field: DeckSchemaV2.NoteField) {
-        field.name = spec.name
-        field.font = spec.font
-        field.fontSize = spec.fontSize
-        field.rightToLeft = spec.rightToLeft
-        field.sticky = spec.sticky
-        field.plainText = spec.plainText
-        field.collapsed = spec.collapsed
-        field.excludeFromSearch = spec.excludeFromSearch
-        field.fieldDescription = spec.description
-        field.ankiID = spec.ankiID
-        field.ankiOptions = spec.options
-    }
-
-    func assign(_ spec: ImportNoteType.Template, to template: DeckSchemaV2.CardTemplate) throws {
-        template.name = spec.name
-        template.questionFormat = spec.questionFormat
-        template.answerFormat = spec.answerFormat
-        template.browserQuestionFormat = spec.browserQuestionFormat
-        template.browserAnswerFormat = spec.browserAnswerFormat
-        template.browserFont = spec.browserFont
-        template.browserFontSize = spec.browserFontSize
-        template.modified = spec.modified
-        template.ankiID = spec.ankiID
-        template.ankiOptions = spec.options
-        template.targetDeck = try spec.targetDeck.map { key in
-            try document.mainContext.model(for: PersistentIdentifier(storeIdentifier: "Deck", entityName: DeckSchemaV2.Deck.entityName,
-                                                                      primaryKey: key)) as? DeckSchemaV2.Deck
-        } ?? nil
     }
 }
 

@@ -195,49 +195,75 @@ extension BulkImport {
             }
         }
         let type = DeckSchemaV2.NoteType(name: record.name, kind: record.kind, stockKind: record.stockKind, css: record.css)
-        type.sortField = record.sortField
-        type.latexPre = record.latexPre
-        type.latexPost = record.latexPost
-        type.latexSVG = record.latexSVG
-        type.modified = record.modified
-        type.ankiID = record.ankiID
-        type.ankiOptions = record.options
+        Self.assign(record, to: type)
         context.insert(type)
         for (ordinal, spec) in record.fields.enumerated() {
             let field = DeckSchemaV2.NoteField(ordinal: ordinal, name: spec.name)
-            field.font = spec.font
-            field.fontSize = spec.fontSize
-            field.rightToLeft = spec.rightToLeft
-            field.sticky = spec.sticky
-            field.plainText = spec.plainText
-            field.collapsed = spec.collapsed
-            field.excludeFromSearch = spec.excludeFromSearch
-            field.fieldDescription = spec.description
-            field.ankiID = spec.ankiID
-            field.ankiOptions = spec.options
+            Self.assign(spec, to: field)
             context.insert(field)
             field.noteType = type
         }
         for (ordinal, spec) in record.templates.enumerated() {
             let template = DeckSchemaV2.CardTemplate(ordinal: ordinal, name: spec.name, questionFormat: spec.questionFormat,
                                                      answerFormat: spec.answerFormat)
-            template.browserQuestionFormat = spec.browserQuestionFormat
-            template.browserAnswerFormat = spec.browserAnswerFormat
-            template.browserFont = spec.browserFont
-            template.browserFontSize = spec.browserFontSize
-            template.modified = spec.modified
-            template.ankiID = spec.ankiID
-            template.ankiOptions = spec.options
             context.insert(template)
             template.noteType = type
-            if let deck = spec.targetDeck {
-                template.targetDeck = try context.model(for: PersistentIdentifier(storeIdentifier: "Deck", entityName: DeckSchemaV2.Deck.entityName, primaryKey: deck)) as? DeckSchemaV2.Deck
-            }
+            try assign(spec, to: template)
         }
         try document.saveIndexingNotes()
         let key = type.persistentModelID.primaryKey
         recordSortFields[key] = (record.sortField, record.fields.count)
         return key
+    }
+
+    /// A note type row takes a record's values: all but its kind, its fields and its templates
+    /// (adding a type, updating one, merging two).
+    static func assign(_ record: ImportNoteType, to type: DeckSchemaV2.NoteType) {
+        type.name = record.name
+        type.ankiID = record.ankiID
+        type.stockKind = record.stockKind
+        type.css = record.css
+        type.sortField = record.sortField
+        type.latexPre = record.latexPre
+        type.latexPost = record.latexPost
+        type.latexSVG = record.latexSVG
+        type.modified = record.modified
+        type.ankiOptions = record.options
+    }
+
+    /// A field row takes a record's values, all but its ordinal.
+    static func assign(_ spec: ImportNoteType.Field, to field: DeckSchemaV2.NoteField) {
+        field.name = spec.name
+        field.font = spec.font
+        field.fontSize = spec.fontSize
+        field.rightToLeft = spec.rightToLeft
+        field.sticky = spec.sticky
+        field.plainText = spec.plainText
+        field.collapsed = spec.collapsed
+        field.excludeFromSearch = spec.excludeFromSearch
+        field.fieldDescription = spec.description
+        field.ankiID = spec.ankiID
+        field.ankiOptions = spec.options
+    }
+
+    /// A template row takes a record's values, all but its ordinal; its target deck is the
+    /// deck of that key (none when the key names no deck).
+    /// - Throws: the store's error.
+    func assign(_ spec: ImportNoteType.Template, to template: DeckSchemaV2.CardTemplate) throws {
+        template.name = spec.name
+        template.questionFormat = spec.questionFormat
+        template.answerFormat = spec.answerFormat
+        template.browserQuestionFormat = spec.browserQuestionFormat
+        template.browserAnswerFormat = spec.browserAnswerFormat
+        template.browserFont = spec.browserFont
+        template.browserFontSize = spec.browserFontSize
+        template.modified = spec.modified
+        template.ankiID = spec.ankiID
+        template.ankiOptions = spec.options
+        template.targetDeck = try spec.targetDeck.map { key in
+            try document.mainContext.model(for: PersistentIdentifier(storeIdentifier: "Deck", entityName: DeckSchemaV2.Deck.entityName,
+                                                                      primaryKey: key)) as? DeckSchemaV2.Deck
+        } ?? nil
     }
 
     static func sameShape(_ type: DeckSchemaV2.NoteType, _ record: ImportNoteType) -> Bool {
