@@ -29,6 +29,9 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
     case invalidStoredValue(entity: String, attribute: String, value: String)
     /// Deleting a model failed because a `.deny` relationship still has members.
     case deleteDenied(entity: String, relationship: String)
+    /// A save would leave a non-optional to-one relationship without a destination (its
+    /// destination deleted, or never set): SwiftData's validation of a mandatory relationship.
+    case missingDestination(entity: String, relationship: String)
     /// A relationship has fewer or more members than its declared bounds.
     case relationshipCount(entity: String, relationship: String, count: Int, bounds: String)
     /// `enumerate` found a mutation it was told not to allow.
@@ -62,6 +65,8 @@ public enum PersistenceError: Error, CustomStringConvertible, Sendable {
             "stored value \(value) of \(entity).\(attribute) does not convert to its type"
         case .deleteDenied(let entity, let relationship):
             "cannot delete \(entity): its relationship '\(relationship)' (delete rule deny) still has members"
+        case .missingDestination(let entity, let relationship):
+            "\(entity).\(relationship) is a non-optional relationship and would have no destination"
         case .relationshipCount(let entity, let relationship, let count, let bounds):
             "\(entity).\(relationship) has \(count) members, allowed \(bounds)"
         case .escapingMutation(let entity): "a model of \(entity) was changed during enumerate(allowEscapingMutations: false)"

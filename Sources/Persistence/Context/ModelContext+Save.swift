@@ -59,6 +59,7 @@ extension ModelContext {
             throw PersistenceError.readOnlyStore(path: container.stores[index].path)
         }
         try checkRelationshipCounts(inserted: insertEntities, changed: updates + linkOwners, deleted: deleteEntities)
+        try checkDestinations(inserted: insertEntities, changed: updates)
 
         // Stored values as written, by position in insertEntities and updates.
         var insertedValues: [StoredValues?] = Array(repeating: nil, count: insertEntities.count)
@@ -90,6 +91,7 @@ extension ModelContext {
                         for (model, entity) in linkOwners where entity.storeIndex == index {
                             try writeLinks(model, entity: entity, db: db, &links)
                         }
+                        try checkStoredReferences(to: single ? deleteEntities : deleteEntities.filter { $0.1.storeIndex == index }, db: db)
                         for (model, entity) in deleteEntities where entity.storeIndex == index {
                             try db.cachedStatement("DELETE FROM \(quoteIdentifier(entity.tableName)) WHERE \"pk\" = ?")
                                 .execute([.integer(model.persistentBackingData.primaryKey)])
@@ -187,6 +189,8 @@ extension ModelContext {
             for model in models.models where model.persistentBackingData.state != .deleted {
                 for (keyPath, content) in model.persistentBackingData.relationships {
                     guard case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted else { continue }
+                    // A non-optional one keeps its destination, and checkDestinations refuses the save.
+                    if entity(of: model)?.relationship(for: keyPath)?.isOptional == false { continue }
                     if undoState.isEnabled { recordUndo(.relationship(model, keyPath)) }
                     model.persistentBackingData.relationships[keyPath] = .toOne(nil)
                 }
@@ -194,7 +198,8 @@ extension ModelContext {
         }
         for model in insertionOrder {
             for (keyPath, content) in model.persistentBackingData.relationships {
-                if case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted {
+                if case .toOne(let target as any PersistentModel) = content, target.persistentBackingData.state == .deleted,
+                   entity(of: model)?.relationship(for: keyPath)?.isOptional != false {
                     model.persistentBackingData.relationships[keyPath] = .toOne(nil)
                 }
             }
@@ -470,6 +475,71 @@ extension ModelContext {
             try check(model, entity, isNew: true)
         }
         for (model, entity) in changed { try check(model, entity, isNew: false) }
+    }
+}
+
+extension ModelContext {
+    /// Refuses a save that would leave a non-optional to-one relationship of a model it
+    /// writes without a destination: never set on a new model, emptied by a delete rule
+    /// (`.nullify` on the inverse), or pointing to a model the save deletes. SwiftData
+    /// fails such a save with a validation error; writing it would store a NULL that stops
+    /// the program when the relationship is read.
+    func checkDestinations(inserted: [(any PersistentModel, Schema.Entity)], changed: [(any PersistentModel, Schema.Entity)]) throws {
+        // Most schemas have none: a save of many models then doesn't visit them again.
+        guard schema.entities.contains(where: { $0.toOneColumns.contains { !$0.isOptional } }) else { return }
+        var lastEntity: Schema.Entity?
+        var mandatory: [Schema.Relationship] = []
+        for (isNew, list) in [(true, inserted), (false, changed)] {
+            for (model, entity) in list {
+                if entity !== lastEntity {
+                    lastEntity = entity
+                    mandatory = entity.toOneColumns.filter { !$0.isOptional }
+                }
+                guard !mandatory.isEmpty else { continue }
+                let relationships = model.persistentBackingData.relationships
+                for relationship in mandatory {
+                    switch relationships[relationship.keyPath] {
+                    case .toOne(let target as any PersistentModel)?:
+                        if target.persistentBackingData.state != .deleted { continue }
+                    case nil:
+                        // A stored model's key is still the one stored (checkStoredReferences
+                        // covers its destination's delete); a new model was never given one.
+                        if !isNew { continue }
+                    default:
+                        break
+                    }
+                    throw PersistenceError.missingDestination(entity: entity.name, relationship: relationship.name)
+                }
+            }
+        }
+    }
+
+    /// The same for rows the context hasn't loaded: a stored row whose non-optional to-one
+    /// points to a row this save deletes, where the foreign key would set it to NULL (no
+    /// inverse, or an inverse whose delete rule nullifies). Runs in the save's transaction,
+    /// after its updates and before its deletes.
+    func checkStoredReferences(to deletes: [(any PersistentModel, Schema.Entity)], db: Database) throws {
+        guard !deletes.isEmpty, schema.entities.contains(where: { $0.toOneColumns.contains { !$0.isOptional } }) else { return }
+        var deletedKeys: [ObjectIdentifier: Set<Int64>] = [:]
+        for (model, entity) in deletes { deletedKeys[ObjectIdentifier(entity.rootEntity), default: []].insert(model.persistentBackingData.primaryKey) }
+        for referrer in schema.entities {
+            for relationship in referrer.relationships where !relationship.isToMany && !relationship.isOptional {
+                guard let destination = schema.destination(of: relationship),
+                      let keys = deletedKeys[ObjectIdentifier(destination.rootEntity)],
+                      (schema.inverse(of: relationship, in: referrer)?.deleteRule ?? .nullify) == .nullify else { continue }
+                let deletedReferrers = deletedKeys[ObjectIdentifier(referrer.rootEntity)] ?? []
+                let sortedKeys = keys.sorted()
+                for start in stride(from: 0, to: sortedKeys.count, by: 500) {
+                    let chunk = sortedKeys[start..<min(start + 500, sortedKeys.count)]
+                    let sql = "SELECT \"pk\" FROM \(quoteIdentifier(referrer.rootEntity.tableName)) WHERE \(quoteIdentifier(relationship.name)) IN ("
+                        + chunk.map { _ in "?" }.joined(separator: ",") + ")"
+                    let rows = try db.prepare(sql).fetchAll(chunk.map { .integer($0) })
+                    for case .integer(let pk)? in rows.map(\.first) where !deletedReferrers.contains(pk) {
+                        throw PersistenceError.missingDestination(entity: referrer.name, relationship: relationship.name)
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -298,7 +298,8 @@ extension PersistentModel {
                 preconditionFailure("\(Self.self).\(keyPath) could not be read: \(error)")
             }
         }
-        preconditionFailure("\(Self.self).\(keyPath) is a non-optional relationship that has no destination")
+        let name = persistentBackingData.context?.entity(of: self)?.relationship(for: keyPath)?.name ?? "\(keyPath)"
+        preconditionFailure("\(Self.self).\(name) is a non-optional relationship that has no destination")
     }
 
     /// Sets a non-optional to-one relationship, keeping its inverse in step.

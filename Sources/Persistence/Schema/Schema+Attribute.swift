@@ -125,6 +125,9 @@ extension Schema {
         public let originalName: String?
         /// The destination model type.
         public let destination: any PersistentModel.Type
+        /// Whether a to-one relationship may have no destination (`T?`); false for
+        /// `var photo: Photo`, which a save refuses to leave without one.
+        public internal(set) var isOptional = true
         public var destinationName: String { destination.entityName }
 
         public var description: String { "\(name) -> \(isToMany ? "[\(destinationName)]" : destinationName)" }

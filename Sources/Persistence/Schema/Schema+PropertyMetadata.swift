@@ -155,14 +155,16 @@ extension Schema.PropertyMetadata {
     }
 
     /// A non-optional to-one relationship (`var photo: Photo`): the model must be given its
-    /// destination before it is saved, and reading it before then stops the program.
+    /// destination before it is saved, and reading it before then stops the program. A save
+    /// that would leave it without one (its destination deleted) throws
+    /// ``PersistenceError/missingDestination(entity:relationship:)``.
     public static func relationship<M: PersistentModel, T: PersistentModel>(
         _ name: String, _ keyPath: ReferenceWritableKeyPath<M, T>,
         deleteRule: Schema.DeleteRule = .nullify, inverse: PartialKeyPath<T>? = nil, originalName: String? = nil
     ) -> Self {
         Self(kind: .relationship(Schema.Relationship(
             name: name, keyPath: keyPath, isToMany: false, deleteRule: deleteRule, inverseKeyPath: inverse,
-            minimumModelCount: nil, maximumModelCount: nil, originalName: originalName, destination: T.self)))
+            minimumModelCount: nil, maximumModelCount: nil, originalName: originalName, destination: T.self, isOptional: false)))
     }
 
     /// A to-many relationship; with a to-one inverse it is one-to-many, otherwise many-to-many.
