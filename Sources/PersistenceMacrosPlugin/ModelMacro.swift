@@ -156,6 +156,15 @@ struct ModelClass {
         return nil
     }
 
+    /// Whether the property's class is a model subclass (its first inherited type a class).
+    static func isInSubclass(_ context: some MacroExpansionContext) -> Bool {
+        for syntax in context.lexicalContext {
+            guard let enclosing = syntax.as(ClassDeclSyntax.self) else { continue }
+            return enclosing.inheritanceClause?.inheritedTypes.first.map { isSuperclass($0.type) } ?? false
+        }
+        return false
+    }
+
     func declares(_ property: String) -> Bool {
         members.contains { member in
             member.as(VariableDeclSyntax.self)?.bindings.contains { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == property } ?? false

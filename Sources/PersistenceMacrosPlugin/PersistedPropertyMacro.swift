@@ -13,6 +13,6 @@ public struct PersistedPropertyMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        PropertyAnalysis.analyze(declaration)?.accessors(root: ModelClass.keyPathRoot(in: context)) ?? []
+        PropertyAnalysis.analyze(declaration)?.accessors(root: ModelClass.keyPathRoot(in: context), inSubclass: ModelClass.isInSubclass(context)) ?? []
     }
 }

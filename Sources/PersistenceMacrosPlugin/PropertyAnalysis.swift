@@ -137,7 +137,13 @@ struct PersistedProperty {
     /// The accessors of the public property. `root` is the class's name for key paths
     /// written with their root (`\Card.front`: nothing for the type checker to infer); nil
     /// for a generic class, whose key paths keep the inferred root (`\.front`).
-    func accessors(root: String?) -> [AccessorDeclSyntax] {
+    ///
+    /// An attribute without an initial value gets an `init` accessor only in a subclass,
+    /// whose initializer may set it before `super.init()`. Elsewhere its storage starts with
+    /// a placeholder, so the model is initialized before the initializer's first statement
+    /// and `self.front = front` calls the setter; the accessor would be one more function per
+    /// attribute to type-check and compile that nothing calls.
+    func accessors(root: String?, inSubclass: Bool) -> [AccessorDeclSyntax] {
         let keyPath = "\\\(root ?? "").\(name)"
         let storageName = "_\(name)"
         var result: [AccessorDeclSyntax] = []
@@ -156,12 +162,14 @@ struct PersistedProperty {
             result.append("get { self._$get\(raw: shape)(\(raw: keyPath)) }")
             result.append("set { self._$set\(raw: shape)(\(raw: keyPath), newValue) }")
         case .attribute where !usesUnwrappedStorage:
-            result.append("""
-                @storageRestrictions(initializes: \(raw: storageName))
-                init(initialValue) {
-                    self.\(raw: storageName) = initialValue
-                }
-                """)
+            if initializer != nil || inSubclass {
+                result.append("""
+                    @storageRestrictions(initializes: \(raw: storageName))
+                    init(initialValue) {
+                        self.\(raw: storageName) = initialValue
+                    }
+                    """)
+            }
             result.append("""
                 get {
                     self._$access(\(raw: keyPath))
