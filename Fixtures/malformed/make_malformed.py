@@ -156,6 +156,25 @@ save("store/trigger-our-name-other-sql.sql",
 save("store/unknown-virtual-table.sql",
      "PRAGMA writable_schema = ON;\nINSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');\n")
 save("store/extra-table.sql", "CREATE TABLE Extra(x);\nINSERT INTO Extra VALUES ('never read');\n")
+# A table or index of the format defined otherwise (issue 17: compared by statement, not by name).
+# The sqlite3 shell may rewrite the schema's text (writable_schema): a CHECK, a DEFAULT or a
+# type SQLite would run or use on the format's behalf.
+def rewrite_table(table, old, new):
+    return ("PRAGMA writable_schema = ON;\nUPDATE sqlite_schema SET sql = replace(sql, '%s', '%s') WHERE name = '%s';\n"
+            % (old.replace("'", "''"), new.replace("'", "''"), table))
+FLAG = '"flag" INTEGER NOT NULL'
+save("store/card-extra-column.sql", "ALTER TABLE Card ADD COLUMN evil TEXT;\n")
+save("store/card-generated-column.sql", "ALTER TABLE Card ADD COLUMN evil AS (length(zeroblob(100000000)));\n")
+save("store/card-check-randomblob.sql", rewrite_table("Card", FLAG, FLAG + " CHECK (length(randomblob(1000000000)) > 0)"))
+save("store/card-changed-type.sql", rewrite_table("Card", FLAG, '"flag" TEXT NOT NULL'))
+save("store/card-function-default.sql", rewrite_table("Card", '"customData" TEXT NOT NULL', '"customData" TEXT NOT NULL DEFAULT (hex(randomblob(100000000)))'))
+save("store/card-changed-index.sql",
+     "DROP INDEX Card_ankiID_set;\nCREATE INDEX \"Card_ankiID_set\" ON \"Card\"(abs(\"ankiID\")) WHERE \"ankiID\" IS NOT NULL;\n")
+save("store/trigger-control-name.sql", "CREATE TRIGGER \"evil\ndeck: error: forged\" AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;\n")
+# Accepted: a constant DEFAULT (as ALTER TABLE ADD COLUMN leaves in migrated stores), other
+# whitespace and another style of quoting a name: the same statement to SQLite.
+save("store/tag-constant-default-and-quoting.sql",
+     rewrite_table("Tag", '"collapsed" INTEGER NOT NULL', '[collapsed]\n    INTEGER   NOT NULL DEFAULT 0'))
 # A rollback journal naming a super-journal (another file), which SQLite would read and may delete.
 JOURNAL_MAGIC = bytes([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
 _super = b"/etc/hostname"

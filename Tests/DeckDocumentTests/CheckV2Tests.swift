@@ -43,6 +43,10 @@ import Testing
         ("UPDATE Deck SET name = 'Orphan::Child' WHERE name = 'Default'", "its parent deck \"Orphan\" is missing"),
         ("DROP TABLE Preset", "Preset is missing"),
         ("CREATE VIEW Sneaky AS SELECT 1", "Sneaky is not part of the format"),
+        // A migrated store's tables carry constant defaults; anything else in a statement is reported.
+        ("ALTER TABLE Card ADD COLUMN evil TEXT", "Deck-v2.sqlite: table \"Card\" is not as the format defines it (its statement differs at ,, where the format has )"),
+        ("ALTER TABLE Tag ADD COLUMN evil AS (length(zeroblob(100000000)))", "table \"Tag\" is not as the format defines it"),
+        ("DROP INDEX Review_time; CREATE INDEX Review_time ON Review(time) WHERE time > 0", "index \"Review_time\" on \"Review\" is not as the format defines it"),
         ("UPDATE MediaFile SET fileName = '../../etc/passwd' WHERE pk = 1", "is not a content-addressed file name"),
     ])
     func aPlantedRowFaultIsReported(plant: String, phrase: String) throws {

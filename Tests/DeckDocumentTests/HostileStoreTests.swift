@@ -32,7 +32,7 @@ import SQLite
              refusal: "trigger \"evil\" on \"Card\""),
         Case(name: "a trigger with our name and other SQL",
              sql: "DROP TRIGGER Note_search_delete; CREATE TRIGGER Note_search_delete AFTER DELETE ON Note BEGIN DELETE FROM Tag; END;",
-             refusal: "trigger \"Note_search_delete\" on \"Note\", whose statement"),
+             refusal: "trigger \"Note_search_delete\" on \"Note\" is not as the format defines it (its statement differs"),
         Case(name: "our trigger moved to another table",
              sql: """
                 DROP TRIGGER Note_search_delete;
@@ -43,15 +43,53 @@ import SQLite
              sql: "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema VALUES ('table', 'Evil', 'Evil', 0, 'CREATE VIRTUAL TABLE Evil USING nosuchmodule(x)');",
              refusal: "virtual table \"Evil\""),
         Case(name: "a second FTS5 table", sql: "CREATE VIRTUAL TABLE Other USING fts5(x);", refusal: "virtual table \"Other\""),
-        Case(name: "an extra table", sql: "CREATE TABLE Extra(x);", refusal: "table \"Extra\", which is not a table"),
+        Case(name: "an extra table", sql: "CREATE TABLE Extra(x);", refusal: "table \"Extra\" is not as the format defines it (the format has no such table)"),
         Case(name: "an extra index on Card", sql: "CREATE INDEX Card_flag_extra ON Card(flag);", refusal: "index \"Card_flag_extra\" on \"Card\""),
         Case(name: "our index made unique (a second new card in a deck could never be added)",
              sql: "DROP INDEX Card_deck_queue_due; CREATE UNIQUE INDEX Card_deck_queue_due ON Card(deck, queue, due, note, ordinal);",
-             refusal: "index \"Card_deck_queue_due\" on \"Card\", whose statement"),
+             refusal: "index \"Card_deck_queue_due\" on \"Card\" is not as the format defines it (its statement differs at UNIQUE"),
         Case(name: "an index version 1 allowed (retired then) is no index of version 2",
              sql: "CREATE INDEX \"Card_kind\" ON \"Card\"(\"type\");", refusal: "index \"Card_kind\""),
+        // Tables are compared by statement, not by name (a CHECK, a DEFAULT or a generated
+        // column is SQL SQLite runs on the reader's or writer's behalf).
+        Case(name: "an extra column in Card", sql: "ALTER TABLE Card ADD COLUMN evil TEXT;",
+             refusal: "table \"Card\" is not as the format defines it (its statement differs at ,, where the format has ))"),
+        Case(name: "a generated column in Card", sql: "ALTER TABLE Card ADD COLUMN evil AS (length(zeroblob(100000000)));",
+             refusal: "table \"Card\" is not as the format defines it"),
+        Case(name: "a CHECK calling randomblob in Card",
+             sql: rewrite("Card", #""flag" INTEGER NOT NULL"#, #""flag" INTEGER NOT NULL CHECK (length(randomblob(1000000000)) > 0)"#),
+             refusal: "table \"Card\" is not as the format defines it (its statement differs at CHECK, where the format has ,)"),
+        Case(name: "another type in Card", sql: rewrite("Card", #""flag" INTEGER NOT NULL"#, #""flag" TEXT NOT NULL"#),
+             refusal: "table \"Card\" is not as the format defines it (its statement differs at TEXT, where the format has INTEGER)"),
+        Case(name: "a DEFAULT calling a function in Card",
+             sql: rewrite("Card", #""customData" TEXT NOT NULL"#, #""customData" TEXT NOT NULL DEFAULT (hex(randomblob(100)))"#),
+             refusal: "table \"Card\" is not as the format defines it (its statement differs at DEFAULT"),
+        Case(name: "a table made WITHOUT ROWID", sql: rewrite("DeckInfo", #""ankiConfig" TEXT NOT NULL)"#, #""ankiConfig" TEXT NOT NULL) WITHOUT ROWID"#),
+             refusal: "table \"DeckInfo\" is not as the format defines it"),
+        Case(name: "a shadow table of the search index with another column", sql: rewrite("NoteSearch_config", "v)", "v, w DEFAULT (randomblob(9)))"),
+             refusal: "table \"NoteSearch_config\" is not as the format defines it"),
+        Case(name: "our index on an expression", sql: #"DROP INDEX Card_ankiID_set; CREATE INDEX "Card_ankiID_set" ON "Card"(abs("ankiID")) WHERE "ankiID" IS NOT NULL;"#,
+             refusal: "index \"Card_ankiID_set\" on \"Card\" is not as the format defines it (its statement differs at ABS"),
+        Case(name: "our partial index with another WHERE", sql: #"DROP INDEX Note_ankiID_set; CREATE INDEX "Note_ankiID_set" ON "Note"("ankiID") WHERE "ankiID" > 0;"#,
+             refusal: "index \"Note_ankiID_set\" on \"Note\" is not as the format defines it (its statement differs at >"),
+        Case(name: "a comment in a table's statement", sql: rewrite("Tag", #""collapsed" INTEGER NOT NULL"#, #""collapsed" INTEGER NOT NULL /* hidden */"#),
+             refusal: "table \"Tag\" is not as the format defines it (its statement holds a comment"),
         Case(name: "nothing planted (the deck opens)", sql: "SELECT 1;", refusal: ""),
+        // What the format allows besides its own text: constant defaults (migrated stores have
+        // them), other whitespace and other quotes around a name.
+        Case(name: "a constant DEFAULT, other whitespace and [quotes] (the deck opens)",
+             sql: rewrite("Tag", #""collapsed" INTEGER NOT NULL"#, "[collapsed]\n   INTEGER  NOT NULL DEFAULT -1")
+                + rewrite("DeckInfo", #""ankiConfig" TEXT NOT NULL"#, #"`ankiConfig` TEXT NOT NULL DEFAULT '{}'"#),
+             refusal: ""),
     ]
+
+    /// SQL that replaces `old` by `new` in `table`'s statement in `sqlite_schema` (what a
+    /// hostile writer can do; SQLite reads the new text at the next open).
+    static func rewrite(_ table: String, _ old: String, _ new: String) -> String {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, \(literal(old)), \(literal(new))) "
+            + "WHERE name = \(literal(table)); PRAGMA writable_schema = OFF;"
+    }
 
     /// Applies `sql` to the store with a connection that may rewrite the schema (not defensive).
     static func tamper(_ deck: URL, _ sql: String) throws {
@@ -67,6 +105,10 @@ import SQLite
         let deck = try play.sampleDeck()
         try Self.tamper(deck, test.sql)
         let before = try snapshot(of: deck)
+        // The library's check (which a caller may run without opening the deck) reports it too.
+        let problems = DeckStoreV2.check(storeAt: deck.appendingPathComponent("Deck.sqlite"), mediaFolder: deck.appendingPathComponent("Media"))
+        #expect(problems.contains { $0.severity == .error } == !test.refusal.isEmpty, "\(test.name): \(problems)")
+        #expect(problems.allSatisfy { !$0.message.contains("\n") })
         for mode in [DeckOpenMode.readOnly, .readWrite] {
             if test.refusal.isEmpty {
                 let document = try DeckDocument.open(at: deck, mode: mode)
@@ -83,6 +125,7 @@ import SQLite
                 #expect(error.kind == .corrupt, "\(error)")
                 #expect(error.reason.contains(test.refusal), "\(error.reason)")
                 #expect(error.path.hasSuffix("Deck.sqlite"))
+                #expect(!error.description.contains("\n"), "\(error)")
             }
             #expect(try snapshot(of: deck) == before, "\(test.name): the package changed (\(mode))")
         }

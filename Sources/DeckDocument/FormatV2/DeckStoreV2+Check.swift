@@ -245,8 +245,10 @@ extension DeckStoreV2 {
             if violations > 0 { error("\(violations) foreign key violation(s) (PRAGMA foreign_key_check)") }
             if try db.userVersion() != formatVersion { error("user_version is \(try db.userVersion()), expected \(formatVersion)") }
 
-            // Schema objects: every table and index of the store's revision, nothing else.
-            let revision = try storedRevision(db, objects: try db.schemaObjects())
+            // Schema objects: every table and index of the store's revision, nothing else, each
+            // as the format defines it.
+            let objects = try db.schemaObjects()
+            let revision = try storedRevision(db, objects: objects)
             let layout: [String]
             switch revision {
             case DeckSchemaV2.versionIdentifier?:
@@ -265,7 +267,14 @@ extension DeckStoreV2 {
             }
             for name in expected.subtracting(present).sorted() { error("\(name) is missing") }
             for name in present.subtracting(expected).sorted() { error("\(name) is not part of the format") }
-            guard expected.isSubset(of: present) else { return problems.sorted { $0.severity < $1.severity } }
+            let reference = revision == DeckSchemaV2_0.versionIdentifier ? DeckStore.referenceSchemaV2_0 : DeckStore.referenceSchemaV2
+            let faults = try DeckStore.schemaFaults(db, objects: objects, reference: reference, formatVersion: formatVersion)
+            for fault in faults where !fault.isForeign { error(fault.description) }
+            // No row is read from a table the format does not define as it is (a generated
+            // column would compute on reading), nor through a view in a table's place.
+            guard expected.isSubset(of: present), !faults.contains(where: { !$0.isForeign || $0.object.type == "view" }) else {
+                return problems.sorted { $0.severity < $1.severity }
+            }
 
             for rule in columnRules {
                 let condition = rule.valid.replacingOccurrences(of: "%c", with: quoteIdentifier(rule.column))

@@ -3,37 +3,41 @@ import Persistence
 import SQLite
 
 extension DeckStore {
-    /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped).
+    /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped),
+    /// each statement as its tokens (``SchemaStatement``).
     struct ReferenceSchema {
         /// Trigger name → (table, accepted statements: the current one, then those of earlier builds).
-        var triggers: [String: (table: String, sql: Set<String>)] = [:]
+        var triggers: [String: (table: String, sql: [SchemaStatement])] = [:]
         /// Virtual table name → its statement.
-        var virtualTables: [String: String] = [:]
-        /// Names of ordinary tables (the models', the join tables, the index's shadow tables,
-        /// the pending marker, the persistence layer's bookkeeping).
-        var tables: Set<String> = []
+        var virtualTables: [String: SchemaStatement] = [:]
+        /// Ordinary table name → its statement (the models', the join tables, the index's shadow
+        /// tables, the pending marker, the persistence layer's bookkeeping).
+        var tables: [String: SchemaStatement] = [:]
         /// Index name → (table, statement).
-        var indexes: [String: (table: String, sql: String)] = [:]
+        var indexes: [String: (table: String, sql: SchemaStatement)] = [:]
 
         init() {}
 
-        /// The reference of a store holding `objects` (as `sqlite_schema` lists them).
+        /// The reference of a store holding `objects` (as `sqlite_schema` lists them). A
+        /// statement the tokenizer can't read is left out (then a store is refused for it).
         init(objects: [SchemaObject]) {
-            tables.insert(Schema.metadataTable)
             for object in objects {
+                guard let sql = object.sql, let statement = SchemaStatement(sql) else { continue }
                 switch object.type {
                 case "trigger":
-                    guard let sql = object.sql else { continue }
-                    triggers[object.name] = (object.tableName, Set([sql] + (retiredTriggerSQL[object.name] ?? [])))
+                    triggers[object.name] = (object.tableName, [statement] + (retiredTriggerSQL[object.name] ?? []).compactMap(SchemaStatement.init))
                 case "table" where object.isVirtualTable:
-                    virtualTables[object.name] = object.sql ?? ""
+                    virtualTables[object.name] = statement
                 case "table":
-                    tables.insert(object.name)
+                    tables[object.name] = statement
                 case "index":
-                    if let sql = object.sql { indexes[object.name] = (object.tableName, sql) }
+                    indexes[object.name] = (object.tableName, statement)
                 default:
                     continue
                 }
+            }
+            if tables[Schema.metadataTable] == nil {
+                tables[Schema.metadataTable] = SchemaStatement(DeckStoreV2.normalized(DeckStoreV2.metadataDDL))
             }
         }
     }
@@ -67,82 +71,139 @@ extension DeckStore {
         objects(statements).map(ReferenceSchema.init(objects:))
     }
 
-    /// Checks the store's schema against what the format allows, before anything else is
-    /// read from it: a shared deck is untrusted, and its SQL must never run.
-    ///
-    /// Refused (``DeckError`` `corrupt`, naming the file and the object): any view (a view
-    /// named like one of our tables would be read in its place; a recursive one never ends);
-    /// any trigger but the search index's own, each compared by name, table and statement;
-    /// any virtual table but the search index (an unknown module, or `fts5` with other
-    /// options); any table or index the format does not define (SQLite's own `sqlite_*`
-    /// objects aside), an index of ours on another table or with another statement, and a
-    /// ``retiredIndexes`` entry that is not a plain index on `Card`. A version 2 store is held to
-    /// the layout of the revision its `schemaVersion` names (2.0.0 has two more indexes), and
-    /// refused (`notADeck`) when it lacks any of its tables.
-    static func validateSchema(_ db: Database, path: String, formatVersion: Int) throws {
-        // Code first (views, triggers, virtual tables): the most telling refusal.
-        let objects = try db.schemaObjects().sorted { rank($0) < rank($1) }
+    /// An object of a store's schema that the format does not define as it is.
+    struct SchemaFault: CustomStringConvertible {
+        var object: SchemaObject
+        /// True when the format has no such object at all (as opposed to one defined otherwise).
+        var isForeign: Bool
+        var why: String
+        /// `table "Card" is not as the format defines it (…)`: one line (the caller's printer
+        /// escapes control characters of a hostile name).
+        var description: String { "\(object) is not as the format defines it (\(why))" }
+    }
+
+    /// The reference a store's schema is held to: by its format version and, for version 2,
+    /// the revision its `schemaVersion` names (2.0.0 has two more indexes).
+    static func reference(for db: Database, objects: [SchemaObject], formatVersion: Int) throws -> ReferenceSchema {
+        guard formatVersion == DeckStoreV2.formatVersion else { return referenceSchema ?? ReferenceSchema() }
+        let revision = try DeckStoreV2.storedRevision(db, objects: objects)
+        return revision == DeckSchemaV2_0.versionIdentifier ? referenceSchemaV2_0 : referenceSchemaV2
+    }
+
+    /// What in `objects` (the store's `sqlite_schema`) the format does not define so, code first
+    /// (views, triggers, virtual tables: the most telling refusal), in schema order within each.
+    /// Each object is compared by type, name, table and statement: statements as tokens
+    /// (``SchemaStatement``: whitespace and the style of quoting a name don't matter), a
+    /// table's without the constant defaults that `ALTER TABLE ADD COLUMN` leaves (a migrated
+    /// store's). A table that matches is then read back through `PRAGMA table_xinfo`, SQLite's
+    /// own parse of it, which must show no generated or hidden column and only constant
+    /// defaults. Reads `sqlite_schema` and those pragmas only: nothing of the store runs.
+    static func schemaFaults(_ db: Database, objects: [SchemaObject], reference: ReferenceSchema, formatVersion: Int) throws -> [SchemaFault] {
         func rank(_ object: SchemaObject) -> Int {
             object.type == "view" ? 0 : object.type == "trigger" ? 1 : object.isVirtualTable ? 2 : 3
         }
-        let reference: ReferenceSchema
-        if formatVersion == DeckStoreV2.formatVersion {
-            let revision = try DeckStoreV2.storedRevision(db, objects: objects)
-            reference = revision == DeckSchemaV2_0.versionIdentifier ? referenceSchemaV2_0 : referenceSchemaV2
-        } else {
-            reference = referenceSchema ?? ReferenceSchema()
+        var faults: [SchemaFault] = []
+        func foreign(_ object: SchemaObject, _ why: String) { faults.append(SchemaFault(object: object, isForeign: true, why: why)) }
+        func differs(_ object: SchemaObject, _ why: String) { faults.append(SchemaFault(object: object, isForeign: false, why: why)) }
+        /// Why the store's statement is not `expected` (nil when it is).
+        func difference(_ object: SchemaObject, _ expected: SchemaStatement, ignoringConstantDefaults: Bool = false) -> String? {
+            guard let sql = object.sql else { return "it has no statement" }
+            guard var found = SchemaStatement(sql) else { return "its statement holds a comment, a parameter or text SQLite's tokenizer would reject" }
+            var wanted = expected
+            if ignoringConstantDefaults {
+                found = found.withoutConstantDefaults
+                wanted = wanted.withoutConstantDefaults
+            }
+            return found.firstDifference(from: wanted).map { "its statement differs \($0)" }
         }
-        let file = URL(fileURLWithPath: path).lastPathComponent
-        func refuse(_ object: SchemaObject, _ why: String) -> DeckError {
-            DeckError(path: path, reason: "\(file) holds \(object), \(why); a shared deck's SQL is never run", kind: .corrupt)
-        }
-        for object in objects {
+        for object in objects.enumerated().sorted(by: { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }).map(\.element) {
             switch object.type {
             case "view":
-                throw refuse(object, "and a deck store has no views")
+                foreign(object, "a deck store has no views")
             case "trigger":
                 guard let expected = reference.triggers[object.name] else {
-                    throw refuse(object, "which is not a trigger of the deck format")
+                    foreign(object, "the format has no such trigger")
+                    continue
                 }
-                guard expected.table == object.tableName, let sql = object.sql, expected.sql.contains(sql) else {
-                    throw refuse(object, "whose statement is not the deck format's")
+                if expected.table != object.tableName {
+                    differs(object, "the format's is on \"\(expected.table)\"")
+                } else if !expected.sql.contains(where: { difference(object, $0) == nil }) {
+                    // None of the accepted statements matches: say how it differs from the current one.
+                    differs(object, difference(object, expected.sql[0]) ?? "its statement is not the format's")
                 }
             case "table" where object.isVirtualTable:
                 guard let expected = reference.virtualTables[object.name] else {
-                    throw refuse(object, "which is not a table of the deck format")
+                    foreign(object, "the format has no such table")
+                    continue
                 }
-                guard object.sql == expected else {
-                    throw refuse(object, "whose definition is not the deck format's")
-                }
+                if let why = difference(object, expected) { differs(object, why) }
             case "table":
-                guard reference.tables.contains(object.name) || object.name.hasPrefix("sqlite_") else {
-                    throw refuse(object, "which is not a table of the deck format")
+                // SQLite's own (`sqlite_stat1`, `sqlite_sequence`): made by SQLite, never read by us.
+                if object.name.hasPrefix("sqlite_") { continue }
+                guard let expected = reference.tables[object.name] else {
+                    foreign(object, "the format has no such table")
+                    continue
+                }
+                if let why = difference(object, expected, ignoringConstantDefaults: true) {
+                    differs(object, why)
+                    continue
+                }
+                for column in try db.tableColumns(of: object.name) {
+                    if column.hidden != 0 {
+                        differs(object, "column \"\(column.name)\" is \(column.hidden == 1 ? "hidden" : "generated")")
+                    } else if let value = column.defaultValue, SchemaStatement(value)?.isConstantLiteral != true {
+                        differs(object, "column \"\(column.name)\" has the default \(value), not a constant")
+                    }
                 }
             case "index":
                 // Automatic indexes (UNIQUE and PRIMARY KEY constraints) have no statement.
                 if object.name.hasPrefix("sqlite_autoindex_"), object.sql == nil { continue }
                 if formatVersion < DeckStoreV2.formatVersion, retiredIndexes.contains(object.name) {
-                    guard object.tableName == "Card", let sql = object.sql, !sql.uppercased().hasPrefix("CREATE UNIQUE") else {
-                        throw refuse(object, "which is not an index earlier versions of the format made")
+                    if object.tableName != "Card" || object.sql.flatMap(SchemaStatement.init)?.tokens.dropFirst().first != .word("INDEX") {
+                        differs(object, "it is not a plain index on \"Card\", as earlier versions of the format made it")
                     }
                     continue
                 }
                 guard let expected = reference.indexes[object.name] else {
-                    throw refuse(object, "which is not an index of the deck format")
+                    foreign(object, "the format has no such index")
+                    continue
                 }
-                guard expected.table == object.tableName, object.sql == expected.sql else {
-                    throw refuse(object, "whose statement is not the deck format's")
+                if expected.table != object.tableName {
+                    differs(object, "the format's is on \"\(expected.table)\"")
+                } else if let why = difference(object, expected.sql) {
+                    differs(object, why)
                 }
             default:
-                throw refuse(object, "which is not part of the deck format")
+                foreign(object, "the format has no objects of this type")
             }
+        }
+        return faults
+    }
+
+    /// Checks the store's schema against what the format allows, before anything else is
+    /// read from it: a shared deck is untrusted, and its SQL must never run.
+    ///
+    /// Refused (``DeckError`` `corrupt`, naming the file and the object: `table "Card" is not
+    /// as the format defines it (…)`): the first of ``schemaFaults(_:objects:reference:formatVersion:)``:
+    /// any view (a view named like one of our tables would be read in its place; a recursive
+    /// one never ends), any trigger, virtual table, table or index that the format does not
+    /// define or defines otherwise (a `CHECK`, an extra or generated column, another type, a
+    /// `DEFAULT` that calls a function, another index expression or `WHERE`), SQLite's own
+    /// `sqlite_*` objects aside, and a ``retiredIndexes`` entry that is not a plain index on
+    /// `Card`. A version 2 store is held to the layout of the revision its `schemaVersion`
+    /// names (2.0.0 has two more indexes), and refused (`notADeck`) when it lacks any of its tables.
+    static func validateSchema(_ db: Database, path: String, formatVersion: Int) throws {
+        let objects = try db.schemaObjects()
+        let reference = try reference(for: db, objects: objects, formatVersion: formatVersion)
+        if let fault = try schemaFaults(db, objects: objects, reference: reference, formatVersion: formatVersion).first {
+            throw DeckError(path: path, reason: fault.description, kind: .corrupt)
         }
         // A version 2 store lacking a table of the format is refused at open (docs/FORMAT.md,
         // "Version policy"), not left to fail the first query that needs it: nothing is
         // created or repaired on open. (A missing index is `deck check`'s to report.)
         if formatVersion == DeckStoreV2.formatVersion {
             let present = Set(objects.lazy.filter { $0.type == "table" }.map(\.name))
-            for name in reference.tables.union(reference.virtualTables.keys).sorted() where !present.contains(name) {
+            for name in Set(reference.tables.keys).union(reference.virtualTables.keys).sorted() where !present.contains(name) {
                 throw DeckError(path: path, reason: "not a deck store: table \(name) is missing", kind: .notADeck)
             }
         }

@@ -1,0 +1,1 @@
+ALTER TABLE Card ADD COLUMN evil TEXT;

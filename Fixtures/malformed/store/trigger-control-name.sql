@@ -1,0 +1,2 @@
+CREATE TRIGGER "evil
+deck: error: forged" AFTER INSERT ON Card BEGIN DELETE FROM Tag; END;
