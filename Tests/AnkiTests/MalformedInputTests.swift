@@ -24,6 +24,7 @@ import Testing
         try writer.finish()
         if let sql {
             let database = try Database(path: url.path, mode: .readWrite)
+            try database.allowUnsafeJournalModes()  // not defensive: `sql` may rewrite the schema
             try database.execute(sql)
             database.close()
         }
@@ -107,6 +108,38 @@ import Testing
         Self.expect(.unsupportedVersion, opening: try Self.package(dir, name: "e.apkg", [
             ("collection.anki2", try Self.legacyCollection(dir, sql: "UPDATE col SET ver = 99")),
         ]))
+    }
+
+    /// A collection is untrusted: SQL in its schema that a read would run (a view in place of
+    /// `notes`, a trigger, a generated column) is refused before any query; SQL that only a
+    /// write would run (a `CHECK` calling randomblob) is never run, since the collection is read only.
+    @Test(arguments: [
+        ("ALTER TABLE notes RENAME TO note_rows; CREATE VIEW notes AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+            + "SELECT note_rows.* FROM note_rows, r", "view \"notes\""),
+        ("CREATE TRIGGER evil AFTER UPDATE ON notes BEGIN DELETE FROM cards; END", "trigger \"evil\" on \"notes\""),
+        ("ALTER TABLE notes ADD COLUMN evil AS (length(zeroblob(100000000)))", "generated column \"evil\""),
+        ("PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'flds text NOT NULL', "
+            + "'flds text NOT NULL CHECK (length(randomblob(1000000000)) > 0)') WHERE name = 'notes'", ""),
+    ])
+    func hostileCollectionSchemas(_ sql: String, refusal: String) throws {
+        let dir = try TemporaryDirectory()
+        let collection = try Self.legacyCollection(dir, sql: sql)
+        if refusal.isEmpty {
+            #expect(collection.range(of: Data("randomblob".utf8)) != nil, "the CHECK was planted")
+        }
+        let url = try Self.package(dir, [("collection.anki2", collection)])
+        do {
+            let reader = try AnkiPackageReader(url: url)
+            defer { reader.close() }
+            #expect(refusal.isEmpty, "opened a collection holding \(refusal)")
+            #expect(try reader.noteCount() == 200)
+            var notes = 0
+            try reader.forEachNote { _ in notes += 1 }
+            #expect(notes == 200)
+        } catch let error as AnkiError {
+            #expect(!refusal.isEmpty, "\(error)")
+            #expect(error.kind == .corruptCollection && error.reason.contains(refusal), "\(error)")
+        }
     }
 
     @Test(arguments: [

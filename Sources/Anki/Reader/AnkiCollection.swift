@@ -167,19 +167,26 @@ package final class AnkiCollection {
         }
     }
 
-    /// Refuses a collection whose schema holds code: a view, a trigger or a virtual table.
-    /// Anki's collections have none; a package from elsewhere is untrusted, and its SQL is
-    /// never run (the connection is read-only, with views and triggers disabled, too).
+    /// Refuses a collection whose schema holds code: a view, a trigger, a virtual table or a
+    /// generated column (computed as it is read). Anki's collections have none; a package from
+    /// elsewhere is untrusted, and its SQL is never run (the connection is read-only, with
+    /// views and triggers disabled, too). A table's `CHECK` and `DEFAULT` run only when a row
+    /// is written, which a reader never does, so they are not looked at.
     private static func validateSchema(_ database: Database, label: String) throws {
-        let objects: [SchemaObject]
         do {
-            objects = try database.schemaObjects()
-        } catch {
+            let objects = try database.schemaObjects()
+            for object in objects where object.type == "view" || object.type == "trigger" || object.isVirtualTable {
+                throw AnkiError(.corruptCollection, path: label,
+                                reason: "the collection holds \(object), which Anki collections never have; a shared collection's SQL is never run")
+            }
+            for object in objects where object.type == "table" && !object.name.hasPrefix("sqlite_") {
+                if let column = try database.tableColumns(of: object.name).first(where: { $0.hidden != 0 }) {
+                    throw AnkiError(.corruptCollection, path: label,
+                                    reason: "the collection's table \"\(object.name)\" has the generated column \"\(column.name)\", which Anki collections never have; a shared collection's SQL is never run")
+                }
+            }
+        } catch let error as DatabaseError {
             throw AnkiError(.corruptCollection, path: label, reason: "cannot read the schema: \(error.message)")
-        }
-        for object in objects where object.type == "view" || object.type == "trigger" || object.isVirtualTable {
-            throw AnkiError(.corruptCollection, path: label,
-                            reason: "the collection holds \(object), which Anki collections never have; a shared collection's SQL is never run")
         }
     }
 
