@@ -53,9 +53,13 @@ enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin?.path ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // A file action that can't be recorded would leave the command reading this process's
+        // stdin or writing to its stdout: fail instead.
+        for (descriptor, path, flags) in [(Int32(0), stdin?.path ?? "/dev/null", O_RDONLY), (1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC),
+                                          (2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC)] {
+            let code = posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o600)
+            guard code == 0 else { throw BenchError("cannot redirect descriptor \(descriptor) of \(program) to \(path): \(String(cString: strerror(code)))") }
+        }
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
 

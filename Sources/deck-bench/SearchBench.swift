@@ -1,5 +1,8 @@
 import DeckDocument
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Issue 16's search bars on a large deck: the first `deck search` after importing the cards
 /// (it indexes them: under 1 s), and the median of later searches (under 20 ms), each the whole
@@ -55,22 +58,58 @@ enum SearchBench {
     /// Waits until no process of this user runs the background indexer `deck search` starts for
     /// `deck` (`SearchCommand`'s `BackgroundIndexing`: `deck search <deck> --index --quiet --wait
     /// 60`), read from /proc; the deck's path is this run's scratch folder, so only ours match.
-    /// - Throws: ``BenchError`` after 600 s.
+    /// - Throws: ``BenchError`` after 600 s, or when /proc can't be listed or a process of
+    ///   this user can't be read there (that must not pass for "the indexer has exited").
     static func waitForBackgroundIndexer(deck: URL) throws {
         let wanted = ["search", deck.path, "--index", "--quiet", "--wait", "60"]
         let deadline = Date().addingTimeInterval(600)
-        func running() -> Bool {
-            let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-            return processes.contains { name in
-                guard Int32(name) != nil, let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return false }
-                let words = data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-                return Array(words.dropFirst().prefix(wanted.count)) == wanted
+        func running() throws -> Bool {
+            let processes: [String]
+            do {
+                processes = try FileManager.default.contentsOfDirectory(atPath: "/proc")
+            } catch {
+                throw BenchError("can't list /proc to wait for the background deck search --index: \(error.localizedDescription)")
             }
+            for name in processes where Int32(name) != nil {
+                guard let words = try commandLine(ofProcess: name) else { continue }
+                if Array(words.dropFirst().prefix(wanted.count)) == wanted { return true }
+            }
+            return false
         }
-        while running() {
+        while try running() {
             guard Date() < deadline else { throw BenchError("the background deck search --index of \(deck.path) still runs after 600 s") }
             usleep(20_000)
         }
+    }
+
+    /// The arguments of process `pid` (`/proc/<pid>/cmdline`); nil when it has exited meanwhile
+    /// or belongs to another user (then it is not the indexer this bench started).
+    /// - Throws: ``BenchError`` when a process of this user can't be read.
+    static func commandLine(ofProcess pid: String) throws -> [String]? {
+        let path = "/proc/\(pid)/cmdline"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let failure = errno
+            if failure == ENOENT || failure == ESRCH { return nil }
+            var info = stat()
+            if failure == EACCES, stat("/proc/\(pid)", &info) == 0, info.st_uid != getuid() { return nil }
+            throw BenchError("can't read \(path): \(String(cString: strerror(failure)))")
+        }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count == 0 { break }
+            if count < 0 {
+                let failure = errno
+                if failure == EINTR { continue }
+                if failure == ESRCH { return nil }  // it exited while being read
+                throw BenchError("can't read \(path): \(String(cString: strerror(failure)))")
+            }
+            data += buffer[0..<count]
+        }
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Searches of an indexed deck: `deck search` end to end vs `sqlite3` running the same
