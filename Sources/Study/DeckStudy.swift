@@ -156,17 +156,21 @@ public struct DeckStudy {
     /// (cloze gaps, `{{FrontSide}}`, conditionals), HTML made plain, images and sounds named.
     public static func render(_ card: Card) -> (question: String, answer: String) {
         guard let note = card.note, let type = note.noteType else { return ("(the card has no note)", "") }
-        let layout = NoteLayout(
+        let rendered = layout(of: type).render(ordinal: card.ordinal, fieldValues: note.fields,
+                                               context: CardContext(tags: note.tags.map(\.name), deckName: card.deck?.name ?? "",
+                                                                    flag: card.flag, cardID: card.id))
+        return (FieldText.terminalText(fromHTML: rendered.question), FieldText.terminalText(fromHTML: rendered.answer))
+    }
+
+    /// The templates of a note type as ``render(_:)`` applies them.
+    static func layout(of type: DeckSchemaV2.NoteType) -> NoteLayout {
+        NoteLayout(
             name: type.name, kind: type.kind == .cloze ? .cloze : .standard,
             fieldNames: type.fields.sorted { $0.ordinal < $1.ordinal }.map(\.name),
             templates: type.templates.sorted { $0.ordinal < $1.ordinal }.map {
                 CardLayout(name: $0.name, questionFormat: $0.questionFormat, answerFormat: $0.answerFormat)
             },
             css: type.css)
-        let rendered = layout.render(ordinal: card.ordinal, fieldValues: note.fields,
-                                     context: CardContext(tags: note.tags.map(\.name), deckName: card.deck?.name ?? "",
-                                                          flag: card.flag, cardID: card.id))
-        return (FieldText.terminalText(fromHTML: rendered.question), FieldText.terminalText(fromHTML: rendered.answer))
     }
 
     /// The four buttons for `card` shown at `time`: Again to Easy with their intervals.
@@ -299,15 +303,10 @@ public struct DeckStudy {
     /// unsaved changes are not seen.
     /// - Throws: ``StudyError`` for an unknown deck; the store's error.
     public func dueCardIDs(deck deckName: String? = nil, at time: Date) throws -> [Int64] {
-        let timing = try timing()
-        let now = Int64(time.timeIntervalSince1970.rounded(.down))
-        let today = timing.today(at: now)
-        let ids = try decks(in: deckName).sorted { Self.rank($0.name) < Self.rank($1.name) }.map(\.id)
         var due: [Int64] = []
-        for (queues, limit, order) in [([DeckSchemaV2.CardQueue.learning, .preview], Optional(now), StudyScanOrder.dueAcrossDecks),
-                                       ([.dayLearning], today.day, .dueAcrossDecks), ([.review], today.day, .dueAcrossDecks),
-                                       ([.new], nil, .deckByDeck)] {
-            try DeckStoreV2.forEachStudyCard(in: context.container, decks: ids, queues: queues, dueAtMost: limit, order: order) {
+        for phase in try duePhases(deck: deckName, at: time) {
+            try DeckStoreV2.forEachStudyCard(in: context.container, decks: phase.decks, queues: phase.queues,
+                                             dueAtMost: phase.dueAtMost, order: phase.order) {
                 due.append($0.id)
                 return .next
             }
@@ -315,9 +314,73 @@ public struct DeckStudy {
         return due
     }
 
+    /// The scans of ``dueCardIDs(deck:at:)``, in its order: learning cards due by `time`,
+    /// interday learning and reviews due today, new cards.
+    private func duePhases(deck deckName: String?, at time: Date) throws
+        -> [(decks: [Int64], queues: [DeckSchemaV2.CardQueue], dueAtMost: Int64?, order: StudyScanOrder)] {
+        let timing = try timing()
+        let now = Int64(time.timeIntervalSince1970.rounded(.down))
+        let today = timing.today(at: now)
+        let ids = try decks(in: deckName).sorted { Self.rank($0.name) < Self.rank($1.name) }.map(\.id)
+        return [(ids, [.learning, .preview], now, .dueAcrossDecks), (ids, [.dayLearning], today.day, .dueAcrossDecks),
+                (ids, [.review], today.day, .dueAcrossDecks), (ids, [.new], nil, .deckByDeck)]
+    }
+
+    /// The cards ``dueCardIDs(deck:at:)`` lists, in its order, as ``DueCardRow``s (their
+    /// scheduling state and note, read by the same index scans, no model): what lists the cards
+    /// due on a deck of any size, in bounded memory (`deck due`). `body` returns false to stop.
+    ///
+    /// The card and note of each row read are checked against `check`'s value rules, and a
+    /// row breaking one is refused naming `package` (``DeckStoreV2/forEachDueCard(in:deck:decks:queues:dueAtMost:order:_:)``);
+    /// the settings are for the caller to check (``DeckDocument/verifyValues(_:)`` `.settings`).
+    /// Unsaved changes are not seen.
+    /// - Throws: ``StudyError`` for an unknown deck; that refusal; the store's error; what `body` throws.
+    public func forEachDueCard(deck deckName: String? = nil, at time: Date, package: URL, _ body: (DueCardRow) throws -> Bool) throws {
+        for phase in try duePhases(deck: deckName, at: time) {
+            var stopped = false
+            try DeckStoreV2.forEachDueCard(in: context.container, deck: package, decks: phase.decks, queues: phase.queues,
+                                           dueAtMost: phase.dueAtMost, order: phase.order) { row in
+                guard try body(row) else {
+                    stopped = true
+                    return .stop
+                }
+                return .next
+            }
+            if stopped { return }
+        }
+    }
+
     /// The cards ``dueCardIDs(deck:at:)`` lists, as models of the context.
     public func dueCards(deck deckName: String? = nil, at time: Date) throws -> [Card] {
         try dueCardIDs(deck: deckName, at: time).compactMap { try card($0) }
+    }
+}
+
+/// Renders ``DueCardRow``s as ``DeckStudy/render(_:)`` renders cards, from the note types'
+/// templates and the deck names, read once (a deck has few of them).
+public struct DueCardRenderer {
+    private let layouts: [Int64: NoteLayout]
+    private let deckNames: [Int64: String]
+
+    /// The renderer of the cards of `context`'s store.
+    /// - Throws: the store's error.
+    public init(context: ModelContext) throws {
+        var layouts: [Int64: NoteLayout] = [:]
+        for type in try context.fetch(FetchDescriptor<DeckSchemaV2.NoteType>()) {
+            layouts[type.persistentModelID.primaryKey] = DeckStudy.layout(of: type)
+        }
+        var names: [Int64: String] = [:]
+        for deck in try context.fetch(FetchDescriptor<DeckSchemaV2.Deck>()) { names[deck.id] = deck.name }
+        self.layouts = layouts
+        self.deckNames = names
+    }
+
+    /// The card's question as terminal text, as ``DeckStudy/render(_:)`` gives it (the note's
+    /// tags in name order); the answer is left as it is rendered, not made text.
+    public func question(_ row: DueCardRow) -> String {
+        guard let type = row.noteType, let layout = layouts[type] else { return "(the card has no note)" }
+        let context = CardContext(tags: row.tags, deckName: deckNames[row.study.deck] ?? "", flag: row.flag, cardID: row.id)
+        return FieldText.terminalText(fromHTML: layout.render(ordinal: row.study.ordinal, fieldValues: row.fields, context: context).question)
     }
 }
 

@@ -67,6 +67,9 @@ import Testing
             ("card", #"{"id": 1, "created": "2026-01-01T00:00:00Z"}"#),
             ("convert", #"{"input": "a", "ok": true, "skipped": false, "notes": 1, "seconds": 0.5}"#),
             ("cardState", #"{"deck": "d", "matched": -1, "changed": 0}"#),
+            // A new card's position under `due` (one key, two types, as before position had its own).
+            ("review", #"{"card": 1, "state": "new", "stability": null, "difficulty": null, "interval": 0, "due": 3, "position": 3, "reps": 0, "lapses": 0}"#),
+            ("review", #"{"card": 1, "state": "new", "stability": null, "difficulty": null, "interval": 0, "due": null, "reps": 0, "lapses": 0}"#),
             ("import", #"{"deck": "d", "input": ["f"], "imported": 0, "notes": 0, "cards": 0, "duplicatesSkipped": 0, "media": 0, "missingMedia": 0, "reviews": 0, "update": "sometimes", "added": 0, "updated": 0, "unchanged": 0, "skipped": 0, "noteTypes": []}"#),
         ]
         let report = try Self.validate(accepted: samples, refused: refused)

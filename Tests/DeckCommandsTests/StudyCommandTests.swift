@@ -21,9 +21,10 @@ import Testing
         let first = try play.run("review", "L.sampledeck", "1", "good", "--at", "2026-12-01T12:00:00Z", "--no-fuzz", "--json")
         #expect(first.status == 0, "\(first.stderr)")
         let state = try #require(try json(first.stdout) as? [String: Any])
-        #expect(Set(state.keys) == ["card", "state", "stability", "difficulty", "interval", "due", "reps", "lapses"])
+        #expect(Set(state.keys) == ["card", "state", "stability", "difficulty", "interval", "due", "position", "reps", "lapses"])
         #expect(state["card"] as? Int == 1 && state["state"] as? String == "learning" && state["reps"] as? Int == 1)
         #expect(state["due"] as? String == "2026-12-01T12:10:00.000Z", "Good on a new card: the 10-minute step")
+        #expect(state["position"] is NSNull, "only a new card has a position")
         #expect((state["stability"] as? Double).map { $0 > 0 } == true)
         let second = try play.run("review", "L.sampledeck", "1", "3", "--at", "2026-12-01T12:11:00Z", "--no-fuzz", "--json")
         let graduated = try #require(try json(second.stdout) as? [String: Any])
@@ -61,14 +62,28 @@ import Testing
         let play = try deck()
         let all = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:00:00Z").stdout) as? [[String: Any]])
         #expect(all.compactMap { $0["card"] as? Int } == [1, 2, 3], "new cards count as due")
-        #expect(all.allSatisfy { $0["due"] != nil })
+        // One type a key: a new card's `due` is null and its place in the new queue is `position`.
+        #expect(all.allSatisfy { $0["due"] is NSNull && $0["position"] is Int && $0["state"] as? String == "new" }, "\(all)")
+        #expect(all.compactMap { $0["position"] as? Int } == all.compactMap { $0["position"] as? Int }.sorted())
         #expect(try play.run("review", "L.sampledeck", "2", "again", "--at", "2026-12-01T12:00:00Z", "--no-fuzz").status == 0)
         let now = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:00:30Z").stdout) as? [[String: Any]])
         #expect(now.compactMap { $0["card"] as? Int }.sorted() == [1, 3], "card 2 is due again in a minute")
         let later = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:02:00Z").stdout) as? [[String: Any]])
         #expect(later.count == 3)
+        // Learning first (due by now), then the new cards by position.
+        #expect(later.compactMap { $0["card"] as? Int } == [2, 1, 3], "\(later)")
+        #expect(later[0]["due"] as? String == "2026-12-01T12:01:00.000Z" && later[0]["position"] is NSNull, "\(later[0])")
         let text = try play.run("due", "L.sampledeck", "--at", "2026-12-01T12:02:00Z")
-        #expect(text.stdout.contains("1\tnew\tchat"), "\(text.stdout)")
+        #expect(text.stdout == "2\tlearning\tchien\n1\tnew\tchat\n3\tnew\tdog\n", "\(text.stdout)")
+        // --limit: the first cards of the same order.
+        let two = try play.run("due", "L.sampledeck", "--at", "2026-12-01T12:02:00Z", "--limit", "2")
+        #expect(two.status == 0 && two.stdout == "2\tlearning\tchien\n1\tnew\tchat\n", "\(two)")
+        let one = try #require(try json(try play.run("due", "L.sampledeck", "--json", "--at", "2026-12-01T12:02:00Z", "--limit", "1").stdout) as? [[String: Any]])
+        #expect(one.compactMap { $0["card"] as? Int } == [2])
+        let none = try play.run("due", "L.sampledeck", "--json", "--limit", "0")
+        #expect(none.status == 0 && none.stdout == "[]\n", "\(none)")
+        let negative = try play.run("due", "L.sampledeck", "--limit", "-1")
+        #expect(negative.status == 64 && negative.stderr.contains("--limit must be zero or more"), "\(negative)")
     }
 
     @Test func aPipedStudySessionRecordsEachAnswerAndUndoes() throws {

@@ -136,16 +136,31 @@ struct ExtremeValueTests {
         #expect(!after.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix("-journal") }, "\(after)")
     }
 
-    /// Version 2's readers apply `check`'s value rules to what they read: an export, `due` (which
-    /// reads through models, as study and review do) and, for note and card columns, a listing
-    /// refuse the deck with exit 65 and one line naming the deck, the row and the column.
-    @Test("a value beyond its column's range: check, the exports, due and list name the deck, row and column", arguments: beyond.indices)
+    /// Version 2's readers apply `check`'s value rules to what they read: an export and, for note
+    /// and card columns, a listing refuse the deck with exit 65 and one line naming the deck,
+    /// the row and the column. `due` checks the settings and the cards it lists with their notes,
+    /// as they stream (it reads no review rows, nor a card that isn't due).
+    @Test("a value beyond its column's range: check, the exports, list and due of what it lists name the deck, row and column", arguments: beyond.indices)
     func valueBeyondItsRange(_ index: Int) throws {
         let (column, sql) = Self.beyond[index]
         let workspace = try Self.workspace(sql)
-        var readers = [["export", "X.sampledeck", "-o", "out/x.csv"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"],
-                       ["due", "X.sampledeck"]]
+        var readers = [["export", "X.sampledeck", "-o", "out/x.csv"], ["export", "X.sampledeck", "-o", "out/x.apkg", "--format", "apkg"]]
         if column.hasPrefix("Note ") || column.hasPrefix("Card ") { readers.append(["list", "X.sampledeck"]) }
+        // Card 1 is no longer due (an unknown queue, a due value that is no day) or the row is a review: not
+        // read by due, which lists the other cards; otherwise it reads the row and refuses it.
+        let unlisted = column.hasPrefix("Review ") || sql.contains("queue = -9223372036854775808") || sql.contains("due = 'soon'")
+            || sql.contains("due = 9223372036854775807")
+        if unlisted {
+            for arguments in [["due", "X.sampledeck"], ["due", "X.sampledeck", "--json"]] {
+                let run = try workspace.run(arguments)
+                #expect(!run.signaled && run.status == 0, "\(sql): \(arguments): \(run)")
+                let listsCardOne = run.stdout.hasPrefix("1\t") || run.stdout.contains("\n1\t") || run.stdout.contains("{\"card\": 1,")
+                #expect(run.stdout.contains("2\t") || run.stdout.contains("{\"card\": 2,"), "\(sql): \(arguments): \(run.stdout)")
+                #expect(listsCardOne != column.hasPrefix("Card 1."), "\(sql): \(arguments): \(run.stdout)")
+            }
+        } else {
+            readers.append(["due", "X.sampledeck"])
+        }
         // An answer checks the rows it reads (the settings, the card's note and its cards), not the deck:
         // card 1 for its own columns, note 1's and the deck's; card 2 for note 2's.
         if column.hasPrefix("Card 1.") || column.hasPrefix("Note 1.") || column.hasPrefix("DeckInfo") {

@@ -68,10 +68,16 @@ import Testing
         context.insert(type)
         let today: Int64 = 365
         let nowSeconds = Int64(now.timeIntervalSince1970)
+        let tags = ["zeta", "alpha"].map { name -> V2.Tag in
+            let tag = V2.Tag(name: name)
+            context.insert(tag)
+            return tag
+        }
         for position in 0..<Int64(Int.random(in: 30...70, using: &rng)) {
-            let note = V2.Note(guid: "n\(position)", fields: ["a", "b"])
+            let note = V2.Note(guid: "n\(position)", fields: ["a\(position)", "b"])
             context.insert(note)
             note.noteType = type
+            if position % 3 == 0 { note.tags = position % 2 == 0 ? tags : [tags[0]] }
             for ordinal in 0..<2 {
                 let card = V2.Card(ordinal: ordinal)
                 context.insert(card)
@@ -178,6 +184,59 @@ import Testing
         #expect(!expected.isEmpty)
         #expect(try study.dueCardIDs(deck: "R", at: Self.now) == expected)
         #expect(try study.dueCards(deck: "R", at: Self.now).map(\.id) == expected)
+
+        // The rows deck due lists: the same cards in the same order, each with its state and note as the models hold them.
+        var rows: [DueCardRow] = []
+        try study.forEachDueCard(deck: "R", at: Self.now, package: test.folder) { rows.append($0); return true }
+        #expect(rows.map(\.id) == expected)
+        for row in rows {
+            let card = try #require(try study.card(row.id))
+            #expect(row.type == card.type && row.study.queue == card.queue && row.study.due == card.due && row.interval == card.interval
+                        && row.study.repetitions == card.repetitions && row.lapses == card.lapses && row.flag == card.flag
+                        && row.stability == card.stability && row.difficulty == card.difficulty, "card \(row.id)")
+            #expect(row.fields == card.note?.fields && row.tags == card.note?.tags.map(\.name).sorted()
+                        && row.noteType == card.note?.noteType?.persistentModelID.primaryKey, "card \(row.id)")
+        }
+        #expect(rows.contains { $0.tags == ["alpha", "zeta"] } || rows.contains { $0.tags == ["zeta"] }, "some listed notes are tagged")
+        var first: [Int64] = []
+        try study.forEachDueCard(deck: "R", at: Self.now, package: test.folder) { first.append($0.id); return first.count < 3 }
+        #expect(first == Array(expected.prefix(3)), "false from the body stops the scan")
+    }
+
+    /// deck due checks what it lists: a card (or note) breaking a value rule is refused as the
+    /// scan reads it, naming the deck, the row and the column; one that isn't due is not read.
+    @Test func theDueScanRefusesBadValuesInWhatItLists() throws {
+        let test = try Self.makeCase(seed: 99)
+        defer { try? FileManager.default.removeItem(at: test.folder) }
+        let study = DeckStudy(context: test.context, fuzz: .off, utcOffset: 0)
+        let due = try study.dueCardIDs(deck: "R", at: Self.now)
+        let listed = try #require(due.last)
+        let unlisted = try #require(try test.container.withDatabase(for: V2.Card.self) { db in
+            try db.scalar(#"SELECT min("pk") FROM "Card" WHERE "queue" = -1"#, as: Int64.self)
+        })
+        try test.container.withDatabase(for: V2.Card.self) { db in try db.execute(#"UPDATE "Card" SET "flag" = 99 WHERE "pk" = \#(unlisted)"#) }
+        var count = 0
+        try study.forEachDueCard(deck: "R", at: Self.now, package: test.folder) { _ in count += 1; return true }
+        #expect(count == due.count, "a suspended card is not read")
+        try test.container.withDatabase(for: V2.Card.self) { db in try db.execute(#"UPDATE "Card" SET "lapses" = -1 WHERE "pk" = \#(listed)"#) }
+        count = 0
+        do {
+            try study.forEachDueCard(deck: "R", at: Self.now, package: test.folder) { _ in count += 1; return true }
+            Issue.record("a listed card with lapses = -1 was not refused")
+        } catch let error as DeckError {
+            #expect(error.kind == .corrupt && error.reason.hasPrefix("Card \(listed).lapses = -1: out of range"), "\(error)")
+            #expect(count == due.count - 1, "the cards before it were listed")
+        }
+        let note = try #require(try test.container.withDatabase(for: V2.Card.self) { db in
+            try db.scalar(#"SELECT "note" FROM "Card" WHERE "pk" = \#(due[0])"#, as: Int64.self)
+        })
+        try test.container.withDatabase(for: V2.Card.self) { db in try db.execute(#"UPDATE "Note" SET "fields" = '{"a": 1}' WHERE "pk" = \#(note)"#) }
+        do {
+            try study.forEachDueCard(deck: "R", at: Self.now, package: test.folder) { _ in true }
+            Issue.record("a listed card's note whose fields are not an array was not refused")
+        } catch let error as DeckError {
+            #expect(error.kind == .corrupt && error.reason.hasPrefix("Note \(note).fields"), "\(error)")
+        }
     }
 
     @Test func aCardRowOfTheWrongStorageClassIsAnError() throws {

@@ -32,9 +32,64 @@ struct StudyTimeOptions: ParsableArguments {
     var fuzz: Fuzz { noFuzz ? .off : .seeded }
 }
 
+/// A card's scheduling columns, as `deck review` and `deck due` print them: from a model or
+/// from a row of the due scan.
+struct CardStateColumns {
+    var id: Int64
+    var type: DeckSchemaV2.CardType
+    var queue: DeckSchemaV2.CardQueue
+    var due: Int64
+    var interval: Int
+    var repetitions: Int
+    var lapses: Int
+    var stability: Double?
+    var difficulty: Double?
+
+    init(_ card: DeckSchemaV2.Card) {
+        self.init(id: card.id, type: card.type, queue: card.queue, due: card.due, interval: card.interval,
+                  repetitions: card.repetitions, lapses: card.lapses, stability: card.stability, difficulty: card.difficulty)
+    }
+
+    init(_ row: DueCardRow) {
+        self.init(id: row.id, type: row.type, queue: row.study.queue, due: row.study.due, interval: row.interval,
+                  repetitions: row.study.repetitions, lapses: row.lapses, stability: row.stability, difficulty: row.difficulty)
+    }
+
+    init(id: Int64, type: DeckSchemaV2.CardType, queue: DeckSchemaV2.CardQueue, due: Int64, interval: Int, repetitions: Int,
+         lapses: Int, stability: Double?, difficulty: Double?) {
+        self.id = id
+        self.type = type
+        self.queue = queue
+        self.due = due
+        self.interval = interval
+        self.repetitions = repetitions
+        self.lapses = lapses
+        self.stability = stability
+        self.difficulty = difficulty
+    }
+
+    /// How `due` is read (docs/FORMAT.md, `Card.due`): by the queue, and for a suspended or
+    /// buried card by its type (a learning card's due a time when above 1,000,000,000).
+    enum DueMeaning { case position, time, day }
+
+    var dueMeaning: DueMeaning {
+        switch queue {
+        case .new: return .position
+        case .learning, .preview: return .time
+        case .review, .dayLearning: return .day
+        case .suspended, .buriedSibling, .buriedManually:
+            switch type {
+            case .new: return .position
+            case .review: return .day
+            case .learning, .relearning: return due > 1_000_000_000 ? .time : .day
+            }
+        }
+    }
+}
+
 /// The JSON of a card's scheduling state that `deck review --json` and `deck due --json` print.
 enum StudyJSON {
-    static func stateName(_ card: DeckSchemaV2.Card) -> String {
+    static func stateName(_ card: CardStateColumns) -> String {
         switch card.queue {
         case .suspended: return "suspended"
         case .buriedSibling, .buriedManually: return "buried"
@@ -48,19 +103,30 @@ enum StudyJSON {
         }
     }
 
-    /// A new card's due is its position; a learning card's a Unix time; a review's a day number:
-    /// given as a position for new cards and as a time (ISO 8601, milliseconds) otherwise.
-    static func due(_ card: DeckSchemaV2.Card, timing: SchedulingTiming) -> String {
-        switch card.queue {
-        case .new: return "\(card.due)"
-        case .learning, .preview: return JSONText.quoted(timestamp(card.due))
-        default:
+    /// When the card is due (ISO 8601, milliseconds): a learning card's due is a Unix time, a
+    /// review's a day number; null for a new card (its due is its place in the new queue,
+    /// ``position(_:)``) and for a day beyond the dates.
+    static func due(_ card: CardStateColumns, timing: SchedulingTiming) -> String {
+        switch card.dueMeaning {
+        case .position: return "null"
+        case .time: return JSONText.quoted(timestamp(card.due))
+        case .day:
             let start = timing.today(at: timing.creation).nextDayAt - 86_400
             let (product, overflow) = card.due.multipliedReportingOverflow(by: 86_400)
             guard !overflow else { return "null" }
             let (sum, overflow2) = start.addingReportingOverflow(product)
             return overflow2 ? "null" : JSONText.quoted(timestamp(sum))
         }
+    }
+
+    /// A new card's position in the new queue (its `due`, lower first); null for other cards.
+    static func position(_ card: CardStateColumns) -> String {
+        card.dueMeaning == .position ? "\(card.due)" : "null"
+    }
+
+    /// What the text of `deck review` says of when the card is due: the date, or its position.
+    static func dueText(_ card: CardStateColumns, timing: SchedulingTiming) -> String {
+        card.dueMeaning == .position ? "position \(card.due)" : due(card, timing: timing).trimmingCharacters(in: ["\""])
     }
 
     static func timestamp(_ seconds: Int64) -> String {
@@ -72,10 +138,10 @@ enum StudyJSON {
         return String(value)
     }
 
-    static func card(_ card: DeckSchemaV2.Card, timing: SchedulingTiming) -> String {
+    static func card(_ card: CardStateColumns, timing: SchedulingTiming) -> String {
         "{\"card\": \(card.id), \"state\": \(JSONText.quoted(stateName(card))), \"stability\": \(number(card.stability)), "
             + "\"difficulty\": \(number(card.difficulty)), \"interval\": \(card.interval), \"due\": \(due(card, timing: timing)), "
-            + "\"reps\": \(card.repetitions), \"lapses\": \(card.lapses)}"
+            + "\"position\": \(position(card)), \"reps\": \(card.repetitions), \"lapses\": \(card.lapses)}"
     }
 }
 
@@ -124,10 +190,11 @@ struct ReviewCommand: ParsableCommand {
             // The answer is saved; the manifest's `modified` says when the deck last changed.
             try store.document.save()
             let timing = try study.timing()
+            let state = CardStateColumns(card)
             if output.json {
-                Terminal.current.stdout.write(StudyJSON.card(card, timing: timing) + "\n")
+                Terminal.current.stdout.write(StudyJSON.card(state, timing: timing) + "\n")
             } else {
-                output.say("card \(card.id): \(StudyJSON.stateName(card)), due \(StudyJSON.due(card, timing: timing).trimmingCharacters(in: ["\""]))")
+                output.say("card \(card.id): \(StudyJSON.stateName(state)), due \(StudyJSON.dueText(state, timing: timing))")
             }
         }
     }
@@ -140,34 +207,57 @@ struct DueCommand: ParsableCommand {
         abstract: "List the cards due now.",
         discussion: """
             Learning cards due by now, reviews due today, and new cards (which count as due), in the order \
-            deck study takes them by kind. With --json an array of the cards' states, as deck review --json prints them.
+            deck study takes them by kind. With --json an array of the cards' states, as deck review --json prints them. \
+            The cards stream from the store's index as they are printed; each card listed and its note are checked \
+            against the value rules of deck check (the rest of the deck is not read).
             """,
-        examples: [.init("What is due tomorrow morning?", command: "deck due French.sampledeck --at 2026-12-02T08:00:00Z")])
+        examples: [.init("What is due tomorrow morning?", command: "deck due French.sampledeck --at 2026-12-02T08:00:00Z"),
+                   .init("The next ten cards due.", command: "deck due French.sampledeck --limit 10")])
 
     @Argument(help: ArgumentHelp("The deck.", valueName: "deck")) var deck: String
     @Option(name: .customLong("deck"), help: ArgumentHelp("Only this deck of the tree and its subdecks (Languages::Japanese).", valueName: "name"))
     var subdeck: String?
+    @Option(help: ArgumentHelp("At most this many cards.", valueName: "n")) var limit: Int?
     @OptionGroup var time: StudyTimeOptions
     @OptionGroup var output: OutputOptions
 
     init() {}
 
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be zero or more") }
+    }
+
     mutating func run() async throws {
         let at = try time.time()
         let store = try OpenDeck.open(at: deck, readOnly: true)
-        try store.verifyValues()
+        // The settings here; each card listed and its note as the scan reads them.
+        try store.verifyValues(.settings)
         let study = DeckStudy(context: store.document.mainContext)
+        let (json, quiet, maximum) = (output.json, output.quiet, limit ?? Int.max)
         try StudyErrors.run(deck) {
-            let cards = try study.dueCards(deck: subdeck, at: at)
             let timing = try study.timing()
-            if output.json {
-                Terminal.current.stdout.write("[" + cards.map { StudyJSON.card($0, timing: timing) }.joined(separator: ", ") + "]\n")
-            } else if !output.quiet {
-                for card in cards {
-                    let question = DeckStudy.render(card).question.split(separator: "\n").first.map(String.init) ?? ""
-                    Terminal.current.stdout.write("\(card.id)\t\(StudyJSON.stateName(card))\t\(question.escapingControlCharacters())\n")
+            let renderer = json || quiet ? nil : try DueCardRenderer(context: study.context)
+            let out = Terminal.current.stdout
+            var listed = 0
+            if json { out.write("[") }
+            // A value refused as the scan read it is named against the deck as typed.
+            do {
+                try study.forEachDueCard(deck: subdeck, at: at, package: store.document.url) { row in
+                    guard listed < maximum else { return false }
+                    let state = CardStateColumns(row)
+                    if json {
+                        out.write((listed == 0 ? "" : ", ") + StudyJSON.card(state, timing: timing))
+                    } else if let renderer {
+                        let question = renderer.question(row).split(separator: "\n").first.map(String.init) ?? ""
+                        out.write("\(row.id)\t\(StudyJSON.stateName(state))\t\(question.escapingControlCharacters())\n")
+                    }
+                    listed += 1
+                    return listed < maximum
                 }
+            } catch let error as DeckError where error.kind == .corrupt {
+                throw CommandFailure(.dataError, path: deck, reason: error.reason)
             }
+            if json { out.write("]\n") }
         }
     }
 }

@@ -58,8 +58,8 @@ public struct StudyReviewCounts: Sendable, Hashable {
 }
 
 extension DeckStoreV2 {
-    /// The columns of a ``StudyCardRow``.
-    static let studyColumns = #""pk", "note", "deck", "queue", "due", "repetitions", "ordinal""#
+    /// The columns of a ``StudyCardRow``, of the card `c`.
+    static let studyColumns = #"c."pk", c."note", c."deck", c."queue", c."due", c."repetitions", c."ordinal""#
 
     /// Calls `body` with the cards of `decks` whose queue is one of `queues` (and, when
     /// `dueAtMost` is given, whose due value is at most that), in `order`, as one query per
@@ -74,52 +74,68 @@ extension DeckStoreV2 {
     public static func forEachStudyCard(in container: ModelContainer, decks: [Int64], queues: [DeckSchemaV2.CardQueue],
                                         dueAtMost: Int64? = nil, order: StudyScanOrder,
                                         _ body: (StudyCardRow) throws -> StudyScanStep) throws {
-        guard !decks.isEmpty, !queues.isEmpty else { return }
-        var sql = #"SELECT \#(studyColumns) FROM "Card" WHERE "deck" = ? AND "queue" = ?"#
-        if dueAtMost != nil { sql += #" AND "due" <= ?"# }
-        sql += #" ORDER BY "due", "ordinal", "pk""#
         try container.withDatabase(for: DeckSchemaV2.Card.self) { db in
-            func bind(_ statement: Statement, deck: Int64, queue: DeckSchemaV2.CardQueue) {
-                statement.reset()
-                statement.bind(int64: deck, at: 1)
-                statement.bind(int64: Int64(queue.rawValue), at: 2)
-                if let dueAtMost { statement.bind(int64: dueAtMost, at: 3) }
-            }
-            switch order {
-            case .deckByDeck:
-                let statement = try db.prepare(sql)
-                decks: for deck in decks {
-                    for queue in queues {
-                        bind(statement, deck: deck, queue: queue)
-                        while try statement.step() {
-                            switch try body(try studyRow(statement)) {
-                            case .next: continue
-                            case .skipDeck: continue decks
-                            case .stop: return
-                            }
+            try scanStudyCards(db, decks: decks, queues: queues, dueAtMost: dueAtMost, order: order) { row, _ in try body(row) }
+        }
+    }
+
+    /// The scan of ``forEachStudyCard(in:decks:queues:dueAtMost:order:_:)`` on `db`, reading
+    /// `extraColumns` (from index 7) after the ``studyColumns`` of the card `c`, from `c` and
+    /// `joins`. `screen` sees each row as it is read, before its study columns are converted
+    /// (a value check); `body` gets the row with its statement, still on that row.
+    static func scanStudyCards(_ db: Database, extraColumns: String = "", joins: String = "", decks: [Int64],
+                               queues: [DeckSchemaV2.CardQueue], dueAtMost: Int64?, order: StudyScanOrder,
+                               screen: (Statement) throws -> Void = { _ in },
+                               _ body: (StudyCardRow, Statement) throws -> StudyScanStep) throws {
+        guard !decks.isEmpty, !queues.isEmpty else { return }
+        var sql = #"SELECT \#(studyColumns)\#(extraColumns.isEmpty ? "" : ", " + extraColumns) FROM "Card" c \#(joins) WHERE c."deck" = ? AND c."queue" = ?"#
+        if dueAtMost != nil { sql += #" AND c."due" <= ?"# }
+        sql += #" ORDER BY c."due", c."ordinal", c."pk""#
+        func bind(_ statement: Statement, deck: Int64, queue: DeckSchemaV2.CardQueue) {
+            statement.reset()
+            statement.bind(int64: deck, at: 1)
+            statement.bind(int64: Int64(queue.rawValue), at: 2)
+            if let dueAtMost { statement.bind(int64: dueAtMost, at: 3) }
+        }
+        func read(_ statement: Statement) throws -> StudyCardRow {
+            try screen(statement)
+            return try studyRow(statement)
+        }
+        switch order {
+        case .deckByDeck:
+            let statement = try db.prepare(sql)
+            decks: for deck in decks {
+                for queue in queues {
+                    bind(statement, deck: deck, queue: queue)
+                    while try statement.step() {
+                        switch try body(try read(statement), statement) {
+                        case .next: continue
+                        case .skipDeck: continue decks
+                        case .stop: return
                         }
                     }
                 }
-            case .dueAcrossDecks:
-                // One statement per deck and queue, merged on (due, ordinal, key) through a heap.
-                var streams: [(statement: Statement, row: StudyCardRow)] = []
-                for deck in decks {
-                    for queue in queues {
-                        let statement = try db.prepare(sql)
-                        bind(statement, deck: deck, queue: queue)
-                        if try statement.step() { streams.append((statement, try studyRow(statement))) }
-                    }
+            }
+        case .dueAcrossDecks:
+            // One statement per deck and queue, merged on (due, ordinal, key) through a heap;
+            // a stream's statement stays on the row it has in the heap until that row is taken.
+            var streams: [(statement: Statement, row: StudyCardRow)] = []
+            for deck in decks {
+                for queue in queues {
+                    let statement = try db.prepare(sql)
+                    bind(statement, deck: deck, queue: queue)
+                    if try statement.step() { streams.append((statement, try read(statement))) }
                 }
-                var heap = StudyMergeHeap(streams.map(\.row).enumerated().map { ($0.element, $0.offset) })
-                while let (row, stream) = heap.popMin() {
-                    switch try body(row) {
-                    case .next:
-                        if try streams[stream].statement.step() { heap.push(try studyRow(streams[stream].statement), stream) }
-                    case .skipDeck:
-                        // Drop every stream of the deck; only its current rows are in the heap.
-                        heap.removeAll { streams[$0].row.deck == row.deck }
-                    case .stop: return
-                    }
+            }
+            var heap = StudyMergeHeap(streams.map(\.row).enumerated().map { ($0.element, $0.offset) })
+            while let (row, stream) = heap.popMin() {
+                switch try body(row, streams[stream].statement) {
+                case .next:
+                    if try streams[stream].statement.step() { heap.push(try read(streams[stream].statement), stream) }
+                case .skipDeck:
+                    // Drop every stream of the deck; only its current rows are in the heap.
+                    heap.removeAll { streams[$0].row.deck == row.deck }
+                case .stop: return
                 }
             }
         }
@@ -246,5 +262,108 @@ extension DeckStoreV2 {
             } catch {}
             throw error
         }
+    }
+}
+
+/// One card as `deck due` lists it: its study columns, the rest of its scheduling state and
+/// what rendering its question takes (its note's type, fields and tags), from one row of the
+/// scan (no model).
+public struct DueCardRow: Sendable, Hashable {
+    public var study: StudyCardRow
+    public var type: DeckSchemaV2.CardType
+    public var interval: Int
+    public var lapses: Int
+    public var flag: Int
+    public var stability: Double?
+    public var difficulty: Double?
+    /// Its note's note type key; nil when the card has no note.
+    public var noteType: Int64?
+    /// Its note's field values in field order (empty without a note).
+    public var fields: [String]
+    /// Its note's tag names, sorted.
+    public var tags: [String]
+
+    public var id: Int64 { study.id }
+
+    public init(study: StudyCardRow, type: DeckSchemaV2.CardType, interval: Int, lapses: Int, flag: Int, stability: Double?,
+                difficulty: Double?, noteType: Int64?, fields: [String], tags: [String]) {
+        self.study = study
+        self.type = type
+        self.interval = interval
+        self.lapses = lapses
+        self.flag = flag
+        self.stability = stability
+        self.difficulty = difficulty
+        self.noteType = noteType
+        self.fields = fields
+        self.tags = tags
+    }
+}
+
+extension DeckStoreV2 {
+    /// The columns a ``DueCardRow`` adds to ``studyColumns`` (indexes 7 to 15), then the value
+    /// checks of the card and its note (16 to 18): the note's key and the first column of the
+    /// note (its `fields` apart, parsed in Swift as a listing does) and of the card that breaks
+    /// a rule of `check`, NULL when none does.
+    static let dueColumns = """
+        c."type", c."interval", c."lapses", c."flag", c."stability", c."difficulty", n."noteType", n."fields", \
+        (SELECT group_concat(x, char(31)) FROM (SELECT t."name" AS x FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" \
+        WHERE j."source" = n."pk" ORDER BY t."name")), \
+        n."pk", \(firstInvalidColumn(of: "Note", alias: "n", except: ["fields"])), \(firstInvalidColumn(of: "Card", alias: "c"))
+        """
+
+    /// ``forEachStudyCard(in:decks:queues:dueAtMost:order:_:)`` reading each card's whole
+    /// scheduling state and its note (one join by key, one tag lookup) as ``DueCardRow``s, in the
+    /// same order and on the same index, in bounded memory.
+    ///
+    /// Each row read is checked against `check`'s value rules for the card and its note, in the
+    /// statement that reads it, so only what is listed is checked (a listing's rule): a row
+    /// breaking one is refused with ``DeckError`` `corrupt` naming `deck`, the row and the column.
+    /// The deck's settings are not checked here (``DeckDocument/verifyValues(_:)`` `.settings`).
+    /// - Throws: that refusal; the store's error; what `body` throws.
+    public static func forEachDueCard(in container: ModelContainer, deck: URL, decks: [Int64], queues: [DeckSchemaV2.CardQueue],
+                                      dueAtMost: Int64? = nil, order: StudyScanOrder,
+                                      _ body: (DueCardRow) throws -> StudyScanStep) throws {
+        try container.withDatabase(for: DeckSchemaV2.Card.self) { db in
+            try scanStudyCards(db, extraColumns: dueColumns, joins: #"LEFT JOIN "Note" n ON n."pk" = c."note""#, decks: decks,
+                               queues: queues, dueAtMost: dueAtMost, order: order,
+                               screen: { statement in
+                                   if !statement.isNull(at: 16), !statement.isNull(at: 17) {
+                                       throw valueError(db, deck: deck, table: "Note", key: statement.int64(at: 16), column: statement.string(at: 17))
+                                   }
+                                   if !statement.isNull(at: 18) {
+                                       throw valueError(db, deck: deck, table: "Card", key: statement.int64(at: 0), column: statement.string(at: 18))
+                                   }
+                               }) { row, statement in
+                try body(try dueRow(row, statement, db, deck: deck))
+            }
+        }
+    }
+
+    /// The ``DueCardRow`` of a row of ``dueColumns`` whose values were checked.
+    static func dueRow(_ row: StudyCardRow, _ statement: Statement, _ db: Database, deck: URL) throws -> DueCardRow {
+        let hasNote = !statement.isNull(at: 16)
+        var fields: [String] = []
+        if hasNote {
+            guard statement.isText(at: 14), let parsed = JSONStringArray.parse(statement.string(at: 14)) else {
+                // The rule of `fields` says what is wrong, as `check` words it, when it is broken.
+                let key = statement.int64(at: 16)
+                let rule = firstInvalidColumn(of: "Note", alias: "n")
+                if let column = try db.scalar("SELECT \(rule) FROM \"Note\" n WHERE n.\"pk\" = ?", [.integer(key)], as: String.self) {
+                    throw valueError(db, deck: deck, table: "Note", key: key, column: column)
+                }
+                throw DeckError(path: deck.path, reason: "Note \(key).fields: not a JSON array of strings", kind: .corrupt)
+            }
+            fields = parsed
+        }
+        let tags: [String] = statement.withUTF8(at: 15) { bytes in
+            bytes.isEmpty ? [] : bytes.split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
+        }
+        func optionalDouble(_ index: Int32) -> Double? { statement.isNull(at: index) ? nil : statement.double(at: index) }
+        // The rules checked hold: `type` is 0–3, the counts and flag are 32-bit.
+        return DueCardRow(study: row, type: DeckSchemaV2.CardType(rawValue: Int(statement.int64(at: 7))) ?? .new,
+                          interval: Int(truncatingIfNeeded: statement.int64(at: 8)), lapses: Int(truncatingIfNeeded: statement.int64(at: 9)),
+                          flag: Int(truncatingIfNeeded: statement.int64(at: 10)), stability: optionalDouble(11), difficulty: optionalDouble(12),
+                          noteType: statement.isNull(at: 13) ? nil : statement.int64(at: 13), fields: fields, tags: tags)
     }
 }
