@@ -28,9 +28,17 @@ public protocol DatabaseValueConvertible {
     func bind(to statement: Statement, at index: Int32)
     /// Reads column `index` (0-based) of the current row of `statement`.
     static func read(from statement: Statement, at index: Int32) -> Self?
+    /// The declared type of a column holding the type (the table above; `TEXT` by default):
+    /// known from the conformance, so building a schema needs no dynamic cast (each first-time
+    /// conformance lookup cost a process 0.2–0.4 M instructions, a third of a `deck review`).
+    static var databaseColumnType: String { get }
+    /// Whether NULL is a value of the type (`Optional`), known from the conformance.
+    static var isDatabaseOptional: Bool { get }
 }
 
 extension DatabaseValueConvertible {
+    public static var databaseColumnType: String { "TEXT" }
+    public static var isDatabaseOptional: Bool { false }
     public func bind(to statement: Statement, at index: Int32) {
         statement.bind(databaseValue, at: index)
     }
@@ -45,6 +53,7 @@ extension SQLValue: DatabaseValueConvertible {
 }
 
 extension Int64: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "INTEGER" }
     public var databaseValue: SQLValue { .integer(self) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Int64? {
         switch value {
@@ -63,6 +72,7 @@ extension Int64: DatabaseValueConvertible {
 /// Integer widths convert through `Int64`, refusing values that don't fit.
 public protocol DatabaseIntegerConvertible: FixedWidthInteger, DatabaseValueConvertible {}
 extension DatabaseIntegerConvertible {
+    public static var databaseColumnType: String { "INTEGER" }
     public var databaseValue: SQLValue { .integer(Int64(truncatingIfNeeded: self)) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Self? {
         Int64.fromDatabaseValue(value).flatMap { Self(exactly: $0) }
@@ -84,6 +94,7 @@ extension UInt16: DatabaseIntegerConvertible {}
 extension UInt32: DatabaseIntegerConvertible {}
 
 extension UInt64: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "INTEGER" }
     public var databaseValue: SQLValue { .integer(Int64(bitPattern: self)) }
     public static func fromDatabaseValue(_ value: SQLValue) -> UInt64? {
         Int64.fromDatabaseValue(value).map { UInt64(bitPattern: $0) }
@@ -91,6 +102,7 @@ extension UInt64: DatabaseValueConvertible {
 }
 
 extension Bool: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "INTEGER" }
     public var databaseValue: SQLValue { .integer(self ? 1 : 0) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Bool? {
         Int64.fromDatabaseValue(value).map { $0 != 0 }
@@ -102,6 +114,7 @@ extension Bool: DatabaseValueConvertible {
 }
 
 extension Double: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "REAL" }
     public var databaseValue: SQLValue { .real(self) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Double? {
         switch value {
@@ -118,6 +131,7 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension Float: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "REAL" }
     public var databaseValue: SQLValue { .real(Double(self)) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Float? {
         Double.fromDatabaseValue(value).map { Float($0) }
@@ -142,6 +156,7 @@ extension String: DatabaseValueConvertible {
 }
 
 extension Data: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "BLOB" }
     public var databaseValue: SQLValue { .blob(self) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Data? {
         switch value {
@@ -157,6 +172,7 @@ extension Data: DatabaseValueConvertible {
 }
 
 extension Date: DatabaseValueConvertible {
+    public static var databaseColumnType: String { "REAL" }
     public var databaseValue: SQLValue { .real(timeIntervalSince1970) }
     public static func fromDatabaseValue(_ value: SQLValue) -> Date? {
         Double.fromDatabaseValue(value).map { Date(timeIntervalSince1970: $0) }
@@ -281,6 +297,8 @@ extension Decimal {
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public static var databaseColumnType: String { Wrapped.databaseColumnType }
+    public static var isDatabaseOptional: Bool { true }
     public var databaseValue: SQLValue { self?.databaseValue ?? .null }
     public static func fromDatabaseValue(_ value: SQLValue) -> Optional<Wrapped>? {
         if value.isNull { return .some(nil) }

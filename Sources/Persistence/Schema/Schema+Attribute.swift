@@ -151,17 +151,11 @@ extension Schema {
 
 // MARK: - Storage types
 
-/// Maps a Swift type to the column affinity documented in `DatabaseValueConvertible`.
-@usableFromInline
-func sqlType(for type: Any.Type) -> String {
-    let base = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
-    switch base {
-    case is any BinaryInteger.Type, is Bool.Type: return "INTEGER"
-    case is Double.Type, is Float.Type: return "REAL"
-    case is Date.Type: return "REAL"
-    case is Data.Type: return "BLOB"
-    default: return "TEXT"
-    }
+/// Maps a Swift type to the column affinity documented in `DatabaseValueConvertible`: from
+/// its conformance, not dynamic casts (``DatabaseValueConvertible/databaseColumnType``).
+@inlinable
+func sqlType<V: DatabaseValueConvertible>(for type: V.Type) -> String {
+    V.databaseColumnType
 }
 
 @usableFromInline

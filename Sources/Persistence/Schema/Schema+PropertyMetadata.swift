@@ -39,7 +39,7 @@ extension Schema.PropertyMetadata {
         let property = StoredProperty(keyPath)
         return Self(kind: .attribute(Schema.Attribute(
             name: name, keyPath: keyPath, options: options, originalName: originalName,
-            isOptional: V.self is any OptionalProtocol.Type, sqlType: sqlType(for: V.self),
+            isOptional: V.isDatabaseOptional, sqlType: sqlType(for: V.self),
             valueTypeName: _typeName(V.self, qualified: false),
             read: { property.get($0).databaseValue },
             write: { object, value in
