@@ -137,6 +137,30 @@ import Testing
         #expect(saved.first { $0["id"] as? Int == 2 }?["tags"] as? [String] == [])
     }
 
+    /// `save` with nothing changed since the last save writes nothing: the manifest keeps its
+    /// bytes and time and the store its pages (it copied the whole store through a WAL of its
+    /// size, then rewrote the manifest); after a change it saves as before. Opening and closing
+    /// the deck (the journal mode set and reset) bumps the store header's change counter, so
+    /// the 100-byte header is left out of the store's comparison.
+    @Test func aSaveWithoutChangesWritesNothing() throws {
+        let play = try Playground()
+        try deck(play)
+        let store = play.file("D.sampledeck/Deck.sqlite"), manifest = play.file("D.sampledeck/manifest.json")
+        func stamp(_ url: URL) throws -> (Data, Date?) {
+            (try Data(contentsOf: url), try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date)
+        }
+        let storeBefore = try Data(contentsOf: store), (manifestBefore, manifestTime) = try stamp(manifest)
+        Thread.sleep(forTimeInterval: 0.01)
+        let idle = try play.run("open", "D.sampledeck", stdin: "list\nsave\nsave\n")
+        #expect(idle.status == 0 && idle.stdout.contains("nothing to save"), "\(idle)")
+        let storeAfter = try Data(contentsOf: store), (manifestAfter, manifestTimeAfter) = try stamp(manifest)
+        #expect(storeAfter.count == storeBefore.count && storeAfter.dropFirst(100) == storeBefore.dropFirst(100), "the store's pages are unchanged")
+        #expect(manifestAfter == manifestBefore && manifestTimeAfter == manifestTime, "the manifest is not rewritten")
+        let changed = try play.run("open", "D.sampledeck", stdin: "add deux two\nsave\nsave\n")
+        #expect(changed.status == 0 && changed.stdout.contains("added 2\nsaved D.sampledeck\nnothing to save"), "\(changed)")
+        #expect(try cards(play).count == 2)
+    }
+
     /// Suspending, unsuspending and flagging in a session are steps undo and redo take back.
     @Test func cardStatesAreUndoableSteps() throws {
         let play = try Playground()

@@ -179,6 +179,12 @@ final class DeckSession {
             case "undo": try undo()
             case "redo": try redo()
             case "save":
+                // Nothing changed since the last save: nothing is written (copying the store
+                // over the deck's rewrote it whole, through a WAL of its size).
+                guard hasUnsavedChanges else {
+                    say("nothing to save: no changes since \(path) was last saved")
+                    break
+                }
                 try saveOrFail()
                 say("saved \(path)")
             case "quit", "exit", "q":
