@@ -154,7 +154,8 @@ struct ReviewCommand: ParsableCommand {
             Answers the card as deck study would: its new state, memory state and due date are saved with a \
             review row, siblings are buried as the deck's preset says, and a card that lapsed too often is tagged \
             leech. Prints the card's next due time; with --json its new state as {"card", "state", "stability", \
-            "difficulty", "interval", "due", "reps", "lapses"}.
+            "difficulty", "interval", "due", "position", "reps", "lapses"} ("position" is a new card's place \
+            in the new queue, null once answered).
             """,
         examples: [.init("Answer card 12 Good at a fixed time with exact intervals.",
                          command: "deck review French.sampledeck 12 good --at 2026-12-01T09:30:00Z --no-fuzz --json")])
