@@ -153,12 +153,15 @@ import Testing
 
         let notes = try Self.notesByGUID(deck)
         #expect(notes.count == anki.notes.count)
+        // What a failure needs to be understood: the skips and every note's time in the deck.
+        let context = "skipped \(report.updates.skippedNotes.map { "\($0.text): \($0.reason)" }); "
+            + "\(order.first) then \(order.second) under \(policy)"
         for (guid, expected) in anki.notes {
             guard let ours = notes[guid] else {
                 Issue.record("note \(guid) (\(expected.fields.first ?? "")) missing")
                 continue
             }
-            #expect(ours.fields == expected.fields, "note \(guid)")
+            #expect(ours.fields == expected.fields, "note \(guid) modified \(ours.modified.timeIntervalSince1970); \(context)")
             #expect(Set(ours.tags.map(\.name)) == Set(expected.tags), "note \(guid)")
             #expect(ours.cards.count == anki.cards[guid], "cards of note \(guid) (\(expected.fields.first ?? ""))")
             // Cards the deck had keep their scheduling, whatever the package says.
@@ -168,7 +171,8 @@ import Testing
         }
         if order.label.isEmpty {
             let rescheduled = try #require(notes[updates.edits.rescheduled])
-            #expect(rescheduled.fields[1].hasSuffix("(edited)") == (policy != .never))
+            #expect(rescheduled.fields[1].hasSuffix("(edited)") == (policy != .never),
+                    "modified \(rescheduled.modified.timeIntervalSince1970); \(context)")
             #expect(notes[updates.edits.newOrdinal]?.cards.count == 2, "the reverse card asked for is added in every mode, as Anki does")
         }
 
@@ -249,12 +253,15 @@ import Testing
 
         let notes = try Self.notesByGUID(deck)
         #expect(notes.count == anki.notes.count)
+        // What a failure needs to be understood: the skips and every note's time in the deck.
+        let context = "skipped \(report.updates.skippedNotes.map { "\($0.text): \($0.reason)" }); "
+            + "\(order.first) then \(order.second) under \(policy)"
         for (guid, expected) in anki.notes {
             guard let ours = notes[guid] else {
                 Issue.record("note \(guid) (\(expected.fields.first ?? "")) missing")
                 continue
             }
-            #expect(ours.fields == expected.fields, "note \(guid)")
+            #expect(ours.fields == expected.fields, "note \(guid) modified \(ours.modified.timeIntervalSince1970); \(context)")
             #expect(Set(ours.tags.map(\.name)) == Set(expected.tags), "note \(guid)")
             #expect(ours.cards.map(\.ordinal).sorted() == anki.cardOrdinals[guid], "cards of note \(guid) (\(expected.fields.first ?? ""))")
             for card in Self.scheduling(ours) {
@@ -283,7 +290,7 @@ import Testing
         #expect(again.notesAdded == 0)
         #expect(again.cardsAdded == 0)
         #expect(again.updates.updated == 0)
-        #expect(again.updates.skipped == 6, "the notes of the changed type stay the deck's")
+        #expect(again.updates.skipped == 6, "the notes of the changed type stay the deck's: \(again.updates.skippedNotes.map { "\($0.text): \($0.reason)" })")
         #expect(again.updates.noteTypes.first { $0.name == updates.edits.typeChanged }?.action == .kept)
         #expect(again.updates.decks.updated == 0 && again.updates.decks.kept == 0, "\(again.updates.decks)")
         #expect(again.updates.presets.updated == 0 && again.updates.presets.kept == 0, "\(again.updates.presets)")
