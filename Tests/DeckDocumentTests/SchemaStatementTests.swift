@@ -65,6 +65,39 @@ import Testing
         #expect(DeckStore.referenceSchemaV2.tables.count == DeckStoreV2.layoutObjects.filter { $0.type == "table" && !$0.isVirtualTable }.count)
     }
 
+    /// A deck this library creates holds the format's statements byte for byte, so its open
+    /// compares text and tokenizes nothing; the same store with one statement respaced is
+    /// still the format's, through the tokens.
+    @Test func aNewDeckHoldsTheFormatsTextAndARespacedOneStillMatches() throws {
+        let playground = try Playground()
+        let deck = playground.file("New.sampledeck")
+        let document = try DeckDocument.create(at: deck, title: "New")
+        let store = document.storeURL
+        try document.close()
+        let reference = DeckStore.referenceSchemaV2
+        do {
+            let db = try Database(path: store.path, mode: .readOnly)
+            defer { db.close() }
+            var compared = 0
+            for object in try db.schemaObjects() where !object.name.hasPrefix("sqlite_") {
+                guard let sql = object.sql else { continue }
+                let expected = reference.tables[object.name]?.sql ?? reference.virtualTables[object.name]?.sql
+                    ?? reference.indexes[object.name]?.sql.sql ?? reference.triggers[object.name]?.sql.first?.sql
+                #expect(expected == sql, "\(object)")
+                compared += 1
+            }
+            #expect(compared >= 20)
+        }
+        #expect(try Self.faults(store) == [])
+        try HostileStoreTests.tamper(deck, HostileStoreTests.rewrite("Tag", #"(""#, #"(  ""#))
+        let respaced = try Database(path: store.path, mode: .readOnly)
+        let tag = try #require(try respaced.schemaObjects().first { $0.name == "Tag" }?.sql)
+        respaced.close()
+        #expect(tag != reference.tables["Tag"]?.sql && tag.contains("(  \""), "\(tag)")
+        #expect(try Self.faults(store) == [])
+        try DeckDocument.open(at: deck, mode: .readOnly).close()
+    }
+
     /// The schema faults of the store of `deck` (its manifest's store), at format version 2.
     static func faults(_ store: URL) throws -> [String] {
         let db = try Database(path: store.path, mode: .readOnly)

@@ -3,29 +3,39 @@ import Persistence
 import SQLite
 
 extension DeckStore {
-    /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped),
-    /// each statement as its tokens (``SchemaStatement``).
-    struct ReferenceSchema {
+    /// A statement of the format's layout: the text SQLite keeps for it. A store's object whose
+    /// text is the same byte for byte matches without more work (what every store this
+    /// library wrote holds); any other text is compared as tokens (``tokens``), made only then,
+    /// so that opening a deck does not tokenize the whole layout at each process start.
+    struct ReferenceStatement: Sendable {
+        var sql: String
+        /// The statement as tokens; nil if the tokenizer can't read it (then a store's object
+        /// held to it is refused).
+        var tokens: SchemaStatement? { SchemaStatement(sql) }
+    }
+
+    /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped).
+    struct ReferenceSchema: Sendable {
         /// Trigger name → (table, accepted statements: the current one, then those of earlier builds).
-        var triggers: [String: (table: String, sql: [SchemaStatement])] = [:]
+        var triggers: [String: (table: String, sql: [ReferenceStatement])] = [:]
         /// Virtual table name → its statement.
-        var virtualTables: [String: SchemaStatement] = [:]
+        var virtualTables: [String: ReferenceStatement] = [:]
         /// Ordinary table name → its statement (the models', the join tables, the index's shadow
         /// tables, the pending marker, the persistence layer's bookkeeping).
-        var tables: [String: SchemaStatement] = [:]
+        var tables: [String: ReferenceStatement] = [:]
         /// Index name → (table, statement).
-        var indexes: [String: (table: String, sql: SchemaStatement)] = [:]
+        var indexes: [String: (table: String, sql: ReferenceStatement)] = [:]
 
         init() {}
 
-        /// The reference of a store holding `objects` (as `sqlite_schema` lists them). A
-        /// statement the tokenizer can't read is left out (then a store is refused for it).
+        /// The reference of a store holding `objects` (as `sqlite_schema` lists them).
         init(objects: [SchemaObject]) {
             for object in objects {
-                guard let sql = object.sql, let statement = SchemaStatement(sql) else { continue }
+                guard let sql = object.sql else { continue }
+                let statement = ReferenceStatement(sql: sql)
                 switch object.type {
                 case "trigger":
-                    triggers[object.name] = (object.tableName, [statement] + (retiredTriggerSQL[object.name] ?? []).compactMap(SchemaStatement.init))
+                    triggers[object.name] = (object.tableName, [statement] + (retiredTriggerSQL[object.name] ?? []).map(ReferenceStatement.init))
                 case "table" where object.isVirtualTable:
                     virtualTables[object.name] = statement
                 case "table":
@@ -37,7 +47,7 @@ extension DeckStore {
                 }
             }
             if tables[Schema.metadataTable] == nil {
-                tables[Schema.metadataTable] = SchemaStatement(DeckStoreV2.normalized(DeckStoreV2.metadataDDL))
+                tables[Schema.metadataTable] = ReferenceStatement(sql: DeckStoreV2.normalized(DeckStoreV2.metadataDDL))
             }
         }
     }
@@ -105,11 +115,13 @@ extension DeckStore {
         var faults: [SchemaFault] = []
         func foreign(_ object: SchemaObject, _ why: String) { faults.append(SchemaFault(object: object, isForeign: true, why: why)) }
         func differs(_ object: SchemaObject, _ why: String) { faults.append(SchemaFault(object: object, isForeign: false, why: why)) }
-        /// Why the store's statement is not `expected` (nil when it is).
-        func difference(_ object: SchemaObject, _ expected: SchemaStatement, ignoringConstantDefaults: Bool = false) -> String? {
+        /// Why the store's statement is not `expected` (nil when it is). Text equal to the
+        /// format's byte for byte is the format's statement; other text is compared as tokens.
+        func difference(_ object: SchemaObject, _ expected: ReferenceStatement, ignoringConstantDefaults: Bool = false) -> String? {
             guard let sql = object.sql else { return "it has no statement" }
+            if sql == expected.sql { return nil }
             guard var found = SchemaStatement(sql) else { return "its statement holds a comment, a parameter or text SQLite's tokenizer would reject" }
-            var wanted = expected
+            guard var wanted = expected.tokens else { return "the format's statement can't be read to compare it" }
             if ignoringConstantDefaults {
                 found = found.withoutConstantDefaults
                 wanted = wanted.withoutConstantDefaults
@@ -148,6 +160,9 @@ extension DeckStore {
                     differs(object, why)
                     continue
                 }
+                // The format's own text defines no generated or hidden column and no default
+                // but its constants: only another text needs SQLite's parse read back.
+                if object.sql == expected.sql { continue }
                 for column in try db.tableColumns(of: object.name) {
                     if column.hidden != 0 {
                         differs(object, "column \"\(column.name)\" is \(column.hidden == 1 ? "hidden" : "generated")")
