@@ -96,6 +96,10 @@ import Testing
         #expect(tag != reference.tables["Tag"]?.sql && tag.contains("(  \""), "\(tag)")
         #expect(try Self.faults(store) == [])
         try DeckDocument.open(at: deck, mode: .readOnly).close()
+        // Text is compared as bytes: Swift's == would take a KELVIN SIGN for the K of KEY.
+        let key = DeckStore.ReferenceStatement(sql: "\"pk\" INTEGER PRIMARY KEY")
+        let kelvin = "\"pk\" INTEGER PRIMARY \u{212A}EY"
+        #expect(kelvin == key.sql && !key.isText(of: kelvin) && key.isText(of: key.sql))
     }
 
     /// The schema faults of the store of `deck` (its manifest's store), at format version 2.

@@ -12,6 +12,11 @@ extension DeckStore {
         /// The statement as tokens; nil if the tokenizer can't read it (then a store's object
         /// held to it is refused).
         var tokens: SchemaStatement? { SchemaStatement(sql) }
+
+        /// Whether `text` is this statement's byte for byte. Not `==`: String equality is
+        /// canonical equivalence, under which a hostile `\u{212A}` (KELVIN SIGN) equals the `K`
+        /// of `KEY`, while SQLite reads it as a name.
+        func isText(of text: String) -> Bool { text.utf8.elementsEqual(sql.utf8) }
     }
 
     /// Every object a store of the format holds, as SQLite stores it (`IF NOT EXISTS` dropped).
@@ -119,7 +124,7 @@ extension DeckStore {
         /// format's byte for byte is the format's statement; other text is compared as tokens.
         func difference(_ object: SchemaObject, _ expected: ReferenceStatement, ignoringConstantDefaults: Bool = false) -> String? {
             guard let sql = object.sql else { return "it has no statement" }
-            if sql == expected.sql { return nil }
+            if expected.isText(of: sql) { return nil }
             guard var found = SchemaStatement(sql) else { return "its statement holds a comment, a parameter or text SQLite's tokenizer would reject" }
             guard var wanted = expected.tokens else { return "the format's statement can't be read to compare it" }
             if ignoringConstantDefaults {
@@ -162,7 +167,7 @@ extension DeckStore {
                 }
                 // The format's own text defines no generated or hidden column and no default
                 // but its constants: only another text needs SQLite's parse read back.
-                if object.sql == expected.sql { continue }
+                if let sql = object.sql, expected.isText(of: sql) { continue }
                 for column in try db.tableColumns(of: object.name) {
                     if column.hidden != 0 {
                         differs(object, "column \"\(column.name)\" is \(column.hidden == 1 ? "hidden" : "generated")")
