@@ -59,7 +59,9 @@ let package = Package(
         // SQLite 3: the store of every deck.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libarchive: zip and tar archives of decks, and the zip container of Anki packages.
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // Its headers, with trampolines that load libarchive.so.13 on first use
+        // (LibArchiveLoader.c), so commands that touch no archive don't pay for loading it.
+        .target(name: "CArchive"),
         // libzstd: the compression of current Anki packages (collection.anki21b, media).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // libmd: SHA-1 and SHA-256 (BSD message digests).

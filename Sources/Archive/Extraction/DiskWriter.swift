@@ -27,11 +27,11 @@ final class LibArchiveDiskWriter: DiskWriter {
     init(archivePath: String) throws {
         self.archivePath = archivePath
         guard let disk = archive_write_disk_new() else {
-            throw ArchiveError(.io, path: archivePath, reason: "libarchive could not allocate a disk writer")
+            throw ArchiveError(.io, path: archivePath, reason: LibArchive.allocationFailure("a disk writer"))
         }
         guard let entry = archive_entry_new() else {
             archive_write_free(disk)
-            throw ArchiveError(.io, path: archivePath, reason: "libarchive could not allocate an entry")
+            throw ArchiveError(.io, path: archivePath, reason: LibArchive.allocationFailure("an entry"))
         }
         self.disk = disk
         self.entry = entry

@@ -101,7 +101,7 @@ public final class ArchiveReader {
         self.sourceSize = sourceSize
         self.limits = limits
         guard let archive = archive_read_new() else {
-            throw ArchiveError(.io, path: displayPath, reason: "libarchive could not allocate a reader")
+            throw ArchiveError(.io, path: displayPath, reason: LibArchive.allocationFailure("a reader"))
         }
         self.archive = archive
         do {

@@ -38,6 +38,13 @@ enum LibArchive {
         String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
     }
 
+    /// Why an `archive_*_new` call returned no object: libarchive could not be loaded (it is
+    /// loaded on first use, CArchive's LibArchiveLoader.c), or there was no memory for `what`.
+    static func allocationFailure(_ what: String) -> String {
+        if let failure = carchive_load_failure() { return "libarchive could not be loaded: \(string(failure))" }
+        return "libarchive could not allocate \(what)"
+    }
+
     /// libarchive's message for the last error on `archive`, or a fallback.
     static func message(_ archive: OpaquePointer?, fallback: String = "unknown libarchive error") -> String {
         guard let archive, let text = archive_error_string(archive) else { return fallback }

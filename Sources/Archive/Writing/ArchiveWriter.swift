@@ -114,12 +114,12 @@ public final class ArchiveWriter {
         self.format = format
         guard let archive = archive_write_new() else {
             Self.discard(output)
-            throw ArchiveError(.io, path: displayPath, reason: "libarchive could not allocate a writer")
+            throw ArchiveError(.io, path: displayPath, reason: LibArchive.allocationFailure("a writer"))
         }
         guard let entry = archive_entry_new() else {
             archive_write_free(archive)
             Self.discard(output)
-            throw ArchiveError(.io, path: displayPath, reason: "libarchive could not allocate an entry")
+            throw ArchiveError(.io, path: displayPath, reason: LibArchive.allocationFailure("an entry"))
         }
         self.archive = archive
         self.entry = entry

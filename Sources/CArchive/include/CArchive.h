@@ -1,7 +1,14 @@
-#ifndef CARCHIVE_SHIM_H
-#define CARCHIVE_SHIM_H
+#ifndef CARCHIVE_H
+#define CARCHIVE_H
+/* libarchive's API, as Debian's libarchive-dev declares it. The functions themselves are
+ * trampolines in LibArchiveLoader.c: libarchive.so.13 (and libxml2, ICU, nettle, liblzma ...
+ * that it pulls in) is loaded on the first archive_*_new call, not at every process start. */
 #include <archive.h>
 #include <archive_entry.h>
+
+/* Why libarchive could not be loaded (dlopen's or dlsym's message), or NULL when it is
+ * (loading it if need be). The archive_*_new functions return NULL when it can't be. */
+const char *carchive_load_failure(void);
 
 #if defined(__linux__)
 #include <sched.h>
