@@ -32,7 +32,7 @@ public struct DeckStudy {
     public var utcOffset: Int
 
     /// Study on `context`, a context of a format version 2 store.
-    public init(context: ModelContext, fuzz: Fuzz = .seeded, utcOffset: Int = TimeZone.current.secondsFromGMT()) {
+    public init(context: ModelContext, fuzz: Fuzz = .seeded, utcOffset: Int = SchedulingTiming.localUTCOffset()) {
         self.context = context
         self.fuzz = fuzz
         self.utcOffset = utcOffset

@@ -260,6 +260,25 @@ import PersistenceTestSupport
         #expect(try other.fetchCount(FetchDescriptor<Card>()) == 2)
     }
 
+    /// The hook (looked up at the entity's first save, not when the schema is built) runs
+    /// once for each save that writes the model: its insert and each later change.
+    @Test(arguments: StoreKind.allCases)
+    func willSaveRunsForEachSaveThatWritesTheModel(kind: StoreKind) throws {
+        let playground = try Playground()
+        let context = ModelContext(try kind.container([StampedNote.self], in: playground))
+        let note = StampedNote(text: "a")
+        context.insert(note)
+        try context.save()
+        #expect(note.saves == 1)
+        try context.save()
+        #expect(note.saves == 1, "a save that writes nothing calls no hook")
+        note.text = "b"
+        try context.save()
+        #expect(note.saves == 2)
+        let stored = try ModelContext(context.container).fetch(FetchDescriptor<StampedNote>())
+        #expect(stored.map(\.saves) == [2], "the stamp the hook made is stored with the change")
+    }
+
     /// A date a WillSaveHook stamps while saving is not an undo step of its own: undoing
     /// after a save reverts the change before it, and redo stays possible.
     @Test(arguments: StoreKind.allCases)

@@ -40,6 +40,20 @@ import Scheduling
         #expect(east.today(at: Self.creation).nextDayAt == Self.creation + 86_400 - 3600)
     }
 
+    /// The offset DeckStudy uses by default is the C library's (no ICU load); it must be the
+    /// one Foundation's `TimeZone.current` gives, at every moment of a year (DST included,
+    /// where this machine's zone has it) and at dates far from now.
+    @Test func localOffsetIsTheCurrentTimeZones() {
+        let zone = TimeZone.current
+        let moments = (0..<53).map { Int64(1_767_225_600) + $0 * 7 * 86_400 + 13 * 3600 } // 2026, weekly
+            + [0, 946_684_800, 2_147_483_647, 4_102_444_800]
+        for moment in moments {
+            #expect(SchedulingTiming.localUTCOffset(at: time_t(moment))
+                        == zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(moment))),
+                    "at \(moment) in \(zone.identifier)")
+        }
+    }
+
     @Test func aNewCardWalksTheLearningSteps() throws {
         var card = CardSchedulingState.new(position: 7)
         let labels = try scheduler.preview(card, at: at(day: 1, hour: 10), preset: .default, cardID: 1).map(\.label)
