@@ -11,6 +11,7 @@ enum LazyLevel: String, Codable { case low, high }
     var level: LazyLevel = .low
     var tags: [String] = []
     var due: Date?
+    var summaryForTests: String { front }
     init(front: String) { self.front = front }
 }
 
@@ -81,6 +82,40 @@ final class LazyBox {
         let box = LazyBox()
         property.set(box, 7)
         #expect(box.count == 7 && property.get(box) == 7)
+    }
+
+    /// The public key path of a `@Model` attribute (what predicates, sorts and observers
+    /// name) is made at its first use too, once, and finds the attribute it names.
+    @Test func anAttributeMakesItsPublicKeyPathOnFirstUse() throws {
+        nonisolated(unsafe) var made = 0
+        func front() -> KeyPath<LazyCard, String> { made += 1; return \LazyCard.front }
+        let metadata = Schema.PropertyMetadata._$column("front", front(), storage: \LazyCard.front)
+        #expect(made == 0, "the factory made the key path")
+        guard case .attribute(let attribute) = metadata.kind else { Issue.record("not an attribute"); return }
+        #expect(attribute.name == "front" && attribute.sqlType == "TEXT" && !attribute.isOptional)
+        #expect(made == 0, "reading what the schema needs made the key path")
+        #expect(attribute.keyPath == \LazyCard.front as AnyKeyPath)
+        #expect(attribute.keyPath == \LazyCard.front as AnyKeyPath)
+        #expect(made == 1)
+        // The entity's index by key path is built at its first lookup, from every attribute.
+        let entity = try #require(Schema([LazyCard.self]).entity(for: LazyCard.self))
+        #expect(entity.attribute(for: \LazyCard.reps)?.name == "reps")
+        #expect(entity.attribute(for: \LazyCard.due)?.name == "due")
+        #expect(entity.attribute(for: \LazyCard.summaryForTests) == nil)
+    }
+
+    /// Several threads asking for the key path of one attribute at once all get it.
+    @Test func concurrentFirstUsesAgree() async {
+        let entity = Schema([LazyCard.self]).entity(for: LazyCard.self)!
+        let names = await withTaskGroup(of: String?.self) { group in
+            for index in 0..<32 {
+                group.addTask { entity.attribute(for: index.isMultiple(of: 2) ? \LazyCard.level : \LazyCard.tags)?.name }
+            }
+            var names: [String?] = []
+            for await name in group { names.append(name) }
+            return names
+        }
+        #expect(names.count == 32 && names.filter { $0 == "level" }.count == 16 && names.filter { $0 == "tags" }.count == 16)
     }
 
     @Test func theSchemaOfAModelIsTheHandWrittenOnes() {

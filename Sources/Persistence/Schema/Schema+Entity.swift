@@ -45,7 +45,11 @@ extension Schema {
         @exclusivity(unchecked) private(set) var toOneColumns: [Relationship] = []
         /// Column names after `pk` (and `entity` when inherited): attributes, then to-one keys.
         @exclusivity(unchecked) public private(set) var columnNames: [String] = []
-        @exclusivity(unchecked) private(set) var attributeIndex: [AnyKeyPath: Int] = [:]
+        /// The index of each attribute by key path, built at the first lookup (so that only
+        /// the entities a predicate, a sort or a declared constraint names make their
+        /// attributes' key paths; see ``Attribute/keyPath``).
+        private let attributeIndexLock = NSLock()
+        private var attributeIndex: [AnyKeyPath: Int]?
         @exclusivity(unchecked) private(set) var relationshipIndex: [AnyKeyPath: Int] = [:]
         @exclusivity(unchecked) private(set) var attributeNameIndex: [String: Int] = [:]
         /// UNIQUE constraints as lists of column names.
@@ -156,10 +160,7 @@ extension Schema {
             entityNamesIncludingSubentities = names
             toOneColumns = relationships.filter { !$0.isToMany }
             columnNames = attributes.map(\.name) + toOneColumns.map(\.name)
-            for (i, a) in attributes.enumerated() {
-                attributeIndex[a.keyPath] = i
-                attributeNameIndex[a.name] = i
-            }
+            for (i, a) in attributes.enumerated() { attributeNameIndex[a.name] = i }
             for (i, r) in relationships.enumerated() { relationshipIndex[r.keyPath] = i }
             uniqueConstraints = attributes.filter { $0.options.contains(.unique) }.map { [$0.name] }
                 + declaredUniques.map { $0.compactMap { columnName(for: $0) } }
@@ -206,7 +207,13 @@ extension Schema {
 
         /// The attribute for a key path, if it is one.
         func attribute(for keyPath: AnyKeyPath) -> Attribute? {
-            if let index = attributeIndex[keyPath] { return attributes[index] }
+            attributeIndexLock.lock()
+            if attributeIndex == nil {
+                attributeIndex = Dictionary(attributes.indices.map { (attributes[$0].keyPath, $0) }, uniquingKeysWith: { _, last in last })
+            }
+            let found = attributeIndex?[keyPath]
+            attributeIndexLock.unlock()
+            if let found { return attributes[found] }
             guard superentity != nil, case .attribute(let index) = inheritedProperty(keyPath) else { return nil }
             return attributes[index]
         }

@@ -195,7 +195,7 @@ extension Schema.Attribute {
             guard let data = storage.data(for: reference) else { return false }
             return base.materialize(object, .blob(data))
         }
-        return Schema.Attribute(name: name, keyPath: keyPath, options: options, originalName: originalName, isOptional: isOptional,
+        return Schema.Attribute(name: name, keyPath: keyPathSource, options: options, originalName: originalName, isOptional: isOptional,
                                 sqlType: sqlType, valueTypeName: valueTypeName, read: read, write: write, materialize: materialize,
                                 bind: { object, statement, index in statement.bind(read(object), at: index) },
                                 resolve: base.resolve, faultsOnAccess: base.faultsOnAccess)
