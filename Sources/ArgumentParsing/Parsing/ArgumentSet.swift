@@ -1,7 +1,16 @@
+@_spi(Reflection) import Swift
+
 /// A type whose values describe command-line arguments: the property wrappers.
 protocol ArgumentDefinitionProvider {
     /// The definitions this property contributes, under its key.
     func argumentDefinitions(for key: InputKey) -> [ArgumentDefinition]
+}
+
+extension ArgumentDefinitionProvider {
+    /// A copy of the property stored at `pointer` (a field of a command's instance).
+    static func value(at pointer: UnsafeRawPointer) -> any ArgumentDefinitionProvider {
+        pointer.assumingMemoryBound(to: Self.self).pointee
+    }
 }
 
 /// The arguments of one command, found by reflecting over a fresh instance, in
@@ -24,14 +33,34 @@ struct ArgumentSet {
     }
 
     static func discover(_ type: any ParsableArguments.Type, under prefix: [String]) -> [ArgumentDefinition] {
-        let instance = type.init()
+        discover(type.init(), under: prefix)
+    }
+
+    /// The stored properties of a struct are read through the runtime's field records
+    /// (`_forEachField`: name, offset and type of each), which is what `Mirror` reads too,
+    /// without the boxes, type-erased collections and per-child existentials a `Mirror`
+    /// makes: those were a third of parsing a command line. A class (whose instance is a
+    /// reference) or anything the records don't describe is reflected with `Mirror`.
+    private static func discover<T: ParsableArguments>(_ instance: T, under prefix: [String]) -> [ArgumentDefinition] {
         var result: [ArgumentDefinition] = []
-        for child in Mirror(reflecting: instance).children {
-            guard let label = child.label, let provider = child.value as? any ArgumentDefinitionProvider else {
-                continue
-            }
+        func add(_ label: String, _ provider: any ArgumentDefinitionProvider) {
             let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
             result += provider.argumentDefinitions(for: InputKey(prefix + [name]))
+        }
+        if !(T.self is AnyClass) {
+            let complete = withUnsafeBytes(of: instance) { bytes in
+                _forEachField(of: T.self) { name, offset, fieldType, _ in
+                    guard let wrapper = fieldType as? any ArgumentDefinitionProvider.Type else { return true }
+                    add(String(cString: name), wrapper.value(at: bytes.baseAddress! + offset))
+                    return true
+                }
+            }
+            if complete { return result }
+            result = []
+        }
+        for child in Mirror(reflecting: instance).children {
+            guard let label = child.label, let provider = child.value as? any ArgumentDefinitionProvider else { continue }
+            add(label, provider)
         }
         return result
     }

@@ -93,7 +93,8 @@ enum CardPrinter {
     static func escapeTSV(_ text: String) -> String { escape(text) }
 
     fileprivate static func oneLine(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
+        guard text.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        return text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
             .replacingOccurrences(of: "\t", with: " ")
     }
 
@@ -106,8 +107,14 @@ enum CardPrinter {
 }
 
 extension String {
+    /// The text without the spaces that end it. Walks back over the bytes: the generic
+    /// `String(reversed().drop(while:).reversed())` it replaces made the runtime look up
+    /// conformances of three new sequence types, ~0.2 ms of a one-line `deck search`.
     fileprivate func trimmingTrailingSpaces() -> String {
-        String(reversed().drop { $0 == " " }.reversed())
+        let bytes = utf8
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: " ") { end = bytes.index(before: end) }
+        return String(self[..<end])
     }
 }
 
