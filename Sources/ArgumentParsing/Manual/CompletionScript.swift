@@ -74,7 +74,7 @@ public enum CompletionScript {
                           takesValue: !definition.isFlag, values: definition.allValues)
         }
         options.append(Option(long: ["help"], short: ["h"], help: "Show help", takesValue: false, values: []))
-        if path.isRoot, path.root.configuration.version != nil {
+        if path.isRoot, !path.root.configuration.version.isEmpty {
             options.append(Option(long: ["version"], short: [], help: "Show the version", takesValue: false, values: []))
         }
         return Entry(name: path.leaf.commandName, abstract: firstSentence(path.leaf.configuration.abstract), options: options)

@@ -129,7 +129,7 @@ struct ExportCommand: ParsableCommand {
     mutating func run() async throws {
         let format = try resolvedFormat()
         let target = OutputTarget.resolve(outputFile)
-        let (deck, embedMedia, outputFile) = (deck, embedMedia, outputFile)
+        let (deck, outputFile) = (deck, outputFile)
         let layout = ankiFormat?.layout ?? .legacy
         OutputPath.sweepLeftovers(beside: target == .file(outputFile) ? [outputFile] : [])
         if target == .file(outputFile) { try OutputPath.checkFile(outputFile, overwrite: force ? .replace : .never) }

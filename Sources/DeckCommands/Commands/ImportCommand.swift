@@ -308,7 +308,7 @@ struct ImportCommand: ParsableCommand {
         }
         defer { folder.remove() }
         let copy = folder.url.appendingPathComponent("stdin.\(format.rawValue)")
-        FileManager.default.createFile(atPath: copy.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: copy.path, contents: nil)  // FileHandle below says if it failed
         guard let handle = FileHandle(forWritingAtPath: copy.path) else {
             throw CommandFailure(.ioError, path: copy.path, reason: "cannot create a temporary file")
         }
@@ -333,7 +333,7 @@ struct ImportCommand: ParsableCommand {
     /// Copies standard input into `folder`; returns the copy.
     static func copyStandardInput(into folder: StagingDirectory) throws -> URL {
         let copy = folder.url.appendingPathComponent("stdin")
-        FileManager.default.createFile(atPath: copy.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: copy.path, contents: nil)  // FileHandle below says if it failed
         guard let handle = FileHandle(forWritingAtPath: copy.path) else {
             throw CommandFailure(.ioError, path: copy.path, reason: "cannot create a temporary file")
         }
