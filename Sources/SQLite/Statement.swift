@@ -93,6 +93,34 @@ public final class Statement {
         }
     }
 
+    /// Binds UTF-8 bytes as text to parameter `index` (1-based) without copying them
+    /// (`SQLITE_STATIC`), for a caller that binds many texts held in one buffer of its own.
+    ///
+    /// SQLite reads the bytes when the statement steps, not when they are bound: they must stay
+    /// valid and unchanged for every step that runs with this binding. Bind the parameter again
+    /// (or ``clearBindings()``) before stepping once they are gone. Not checked to be UTF-8.
+    /// Cost: none per byte (``bind(text:at:)`` has SQLite allocate and copy each text).
+    package func bind(unsafeUTF8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) {
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                _ = sqlite3_bind_text(handle, index, chars, Int32(bytes.count), csqlite_static())
+            }
+        } else {
+            _ = sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+        }
+    }
+
+    /// Binds bytes as a blob to parameter `index` (1-based) without copying them
+    /// (`SQLITE_STATIC`); the same rules as ``bind(unsafeUTF8:at:)``. An empty buffer binds an
+    /// empty blob, as ``bind(blob:at:)`` does.
+    package func bind(unsafeBlob bytes: UnsafeBufferPointer<UInt8>, at index: Int32) {
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            _ = sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), csqlite_static())
+        } else {
+            _ = sqlite3_bind_zeroblob(handle, index, 0)
+        }
+    }
+
     /// Clears all bindings to NULL.
     public func clearBindings() { sqlite3_clear_bindings(handle) }
 
