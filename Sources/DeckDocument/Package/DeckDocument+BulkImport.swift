@@ -347,14 +347,17 @@ public final class BulkImport {
         let ordinals = layout.cardOrdinals(fieldValues: values, tags: tagNames)
         let noteKey = nextNote
         nextNote += 1
-        noteRows.append(.integer(noteKey))
-        noteRows.append(.text(note.ankiGUID ?? guids.next()))
-        noteRows.append(.text(JSONStringArray.encode(values)))
-        noteRows.append(.text(FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")))
-        noteRows.append(.real(note.created.timeIntervalSince1970))
-        noteRows.append(.real(note.modified.timeIntervalSince1970))
-        noteRows.append(.integer(typeKey))
-        try noteRows.endRow()
+        let guid = note.ankiGUID ?? guids.next()
+        let sortText = FieldText.plainText(fromHTML: values.indices.contains(sortField) ? values[sortField] : "")
+        try noteRows.gatherRow { row in
+            row.append(integer: noteKey)
+            row.append(text: guid)
+            row.appendText { JSONStringArray.encode(values, into: &$0) }
+            row.append(text: sortText)
+            row.append(real: note.created.timeIntervalSince1970)
+            row.append(real: note.modified.timeIntervalSince1970)
+            row.append(integer: typeKey)
+        }
         referNoteType(typeKey)
         let (type, queue, due, factor) = try scheduling(of: note)
         var firstCard: Int64?
@@ -417,20 +420,21 @@ public final class BulkImport {
     /// take their defaults) to the pending rows.
     private func addCardRow(_ key: Int64, ordinal: Int64, type: Int64, queue: Int64, due: Int64, interval: Int64, easeFactor: Int64,
                             repetitions: Int64, lapses: Int64, created: Date, modified: Date, note: Int64, deck: Int64) throws {
-        cardRows.append(.integer(key))
-        cardRows.append(.integer(ordinal))
-        cardRows.append(.integer(type))
-        cardRows.append(.integer(queue))
-        cardRows.append(.integer(due))
-        cardRows.append(.integer(interval))
-        cardRows.append(.integer(easeFactor))
-        cardRows.append(.integer(repetitions))
-        cardRows.append(.integer(lapses))
-        cardRows.append(.real(created.timeIntervalSince1970))
-        cardRows.append(.real(modified.timeIntervalSince1970))
-        cardRows.append(.integer(note))
-        cardRows.append(.integer(deck))
-        try cardRows.endRow()
+        try cardRows.gatherRow { row in
+            row.append(integer: key)
+            row.append(integer: ordinal)
+            row.append(integer: type)
+            row.append(integer: queue)
+            row.append(integer: due)
+            row.append(integer: interval)
+            row.append(integer: easeFactor)
+            row.append(integer: repetitions)
+            row.append(integer: lapses)
+            row.append(real: created.timeIntervalSince1970)
+            row.append(real: modified.timeIntervalSince1970)
+            row.append(integer: note)
+            row.append(integer: deck)
+        }
         referNote(note)
         referDeck(deck)
     }
@@ -447,15 +451,16 @@ public final class BulkImport {
 
     /// Links a note to a tag (both keys).
     func linkTag(_ note: Int64, _ tag: Int64) throws {
-        tagLinkRows.append(.integer(note))
-        tagLinkRows.append(.integer(tag))
-        try tagLinkRows.endRow()
+        try tagLinkRows.gatherRow { row in
+            row.append(integer: note)
+            row.append(integer: tag)
+        }
         referNote(note)
     }
     /// Links a note to a media name (both keys).
     func linkMedia(_ note: Int64, _ name: Int64) throws {
-        mediaLinkRows.append(.integer(note))
-        mediaLinkRows.append(.integer(name))
+        mediaLinkRows.append(integer: note)
+        mediaLinkRows.append(integer: name)
         try mediaLinkRows.endRow()
         referNote(note)
     }

@@ -403,7 +403,7 @@ extension BulkImport {
         let rows = statements.note
         rows.append(.integer(noteKey))
         rows.append(.text(note.guid))
-        rows.append(.text(JSONStringArray.encode(values)))
+        rows.appendText { JSONStringArray.encode(values, into: &$0) }
         rows.append(.text(sortText))
         rows.append(.real(note.created.timeIntervalSince1970))
         rows.append(.real(note.modified.timeIntervalSince1970))

@@ -273,7 +273,13 @@ enum JSONStringArray {
     /// machinery: an import writes the fields of every note.
     static func encode(_ values: [String]) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        encode(values, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``encode(_:)``'s text, appended as UTF-8 to `out` (a bulk import's row buffer).
+    static func encode(_ values: [String], into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + values.reduce(2) { $0 + $1.utf8.count + 3 })
         out.append(0x5B)
         for (position, value) in values.enumerated() {
             if position > 0 { out.append(0x2C) }
@@ -304,7 +310,6 @@ enum JSONStringArray {
             out.append(0x22)
         }
         out.append(0x5D)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The strings of `text`, or nil when it is not a JSON array of strings.

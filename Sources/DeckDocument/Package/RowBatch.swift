@@ -14,15 +14,75 @@ import SQLite
 ///
 /// Rows are pending until the group is full or ``flush()`` writes them (one statement per row
 /// for a group that is not full): the owner flushes before anything reads the table.
+///
+/// The pending texts and blobs are kept as bytes, one after the other in one buffer, and bound
+/// from it without SQLite's copy (``Statement/bind(unsafeUTF8:at:)``): the buffer is not changed
+/// while a group is written, and every run of a statement binds each of its parameters first.
 final class RowBatch {
+    /// A pending value: what ``SQLValue`` holds, with texts and blobs as a range of ``bytes``
+    /// (trivial to copy and to drop: no reference counting per value).
+    enum Value: Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(start: Int, count: Int)
+        case blob(start: Int, count: Int)
+    }
+
     /// Values per row (the statement's parameters per row).
     let width: Int
     /// Rows per multi-row statement.
     let rowsPerStatement: Int
     private let one: Statement
     private let many: Statement
+    /// The pending rows' values and bytes.
+    private var pending = Pending()
     /// The pending rows' values, row after row.
-    private(set) var values: [SQLValue] = []
+    var values: [Value] { pending.values }
+
+    /// The values of the pending rows, row after row, and the bytes of their texts and blobs: what
+    /// ``gatherRow(_:)`` hands a writer of a row to add its values to (one access to the batch
+    /// per row, not one per value).
+    struct Pending {
+        fileprivate(set) var values: [Value] = []
+        fileprivate(set) var bytes: [UInt8] = []
+
+        /// Adds an integer.
+        @inline(__always) mutating func append(integer value: Int64) { values.append(.integer(value)) }
+        /// Adds a real number.
+        @inline(__always) mutating func append(real value: Double) { values.append(.real(value)) }
+        /// Adds a text.
+        mutating func append(text: String) {
+            appendText { bytes in
+                var text = text
+                text.withUTF8 { bytes.append(contentsOf: $0) }
+            }
+        }
+        /// Adds a text that `write` appends as UTF-8 to the bytes it is given (an encoder writes
+        /// it in place, without a `String` of its own).
+        @inline(__always) mutating func appendText(_ write: (inout [UInt8]) -> Void) {
+            let start = bytes.count
+            write(&bytes)
+            values.append(.text(start: start, count: bytes.count - start))
+        }
+        /// Adds a value.
+        mutating func append(_ value: SQLValue) {
+            switch value {
+            case .null: values.append(.null)
+            case .integer(let v): values.append(.integer(v))
+            case .real(let v): values.append(.real(v))
+            case .text(let v): append(text: v)
+            case .blob(let v):
+                let start = bytes.count
+                bytes.append(contentsOf: v)
+                values.append(.blob(start: start, count: bytes.count - start))
+            }
+        }
+        fileprivate mutating func removeAll() {
+            values.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+        }
+    }
 
     /// Prepares `verb INTO table (columns) VALUES rowValues, rowValues, …`; `rowValues` is the
     /// parenthesised values of one row, with a `?` for each of ``width`` parameters (constants
@@ -36,46 +96,94 @@ final class RowBatch {
         let head = "\(verb) INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES "
         one = try db.prepare(head + rowValues)
         many = try db.prepare(head + Array(repeating: rowValues, count: rows).joined(separator: ", "))
-        values.reserveCapacity(width * rows)
+        pending.values.reserveCapacity(width * rows)
     }
 
     /// The number of rows not written yet.
-    var pendingRows: Int { values.count / width }
+    var pendingRows: Int { pending.values.count / width }
 
     /// Adds a value of the row being gathered.
-    @inline(__always) func append(_ value: SQLValue) { values.append(value) }
+    func append(_ value: SQLValue) { pending.append(value) }
+    /// Adds an integer of the row being gathered.
+    func append(integer value: Int64) { pending.append(integer: value) }
+    /// Adds a real number of the row being gathered.
+    func append(real value: Double) { pending.append(real: value) }
+    /// Adds a text of the row being gathered.
+    func append(text: String) { pending.append(text: text) }
+    /// Adds a text of the row being gathered that `write` appends as UTF-8 (``Pending/appendText(_:)``).
+    func appendText(_ write: (inout [UInt8]) -> Void) { pending.appendText(write) }
+
+    /// Adds a whole row: `body` appends its ``width`` values; writes the group when it is full.
+    @inline(__always) func gatherRow(_ body: (inout Pending) -> Void) throws(DatabaseError) {
+        body(&pending)
+        try endRow()
+    }
 
     /// Ends the row being gathered (its ``width`` values appended); writes the group when it is full.
     func endRow() throws(DatabaseError) {
-        if values.count == width * rowsPerStatement { try writeFullGroup() }
+        if pending.values.count == width * rowsPerStatement { try writeFullGroup() }
     }
 
     /// Whether a pending row has `value` at position `column` (0-based) of its values.
     func pendingRowHas(_ value: SQLValue, at column: Int) -> Bool {
         var index = column
         while index < values.count {
-            if values[index] == value { return true }
+            if matches(values[index], value) { return true }
             index += width
         }
         return false
     }
 
+    private func matches(_ held: Value, _ value: SQLValue) -> Bool {
+        switch (held, value) {
+        case (.null, .null): return true
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b
+        case (.text(let start, let count), .text(var text)):
+            return text.withUTF8 { $0.elementsEqual(pending.bytes[start..<start + count]) }
+        case (.blob(let start, let count), .blob(let data)):
+            return data.elementsEqual(pending.bytes[start..<start + count])
+        default: return false
+        }
+    }
+
     /// Writes every pending row.
     func flush() throws(DatabaseError) {
-        guard !values.isEmpty else { return }
-        if values.count == width * rowsPerStatement { return try writeFullGroup() }
-        defer { values.removeAll(keepingCapacity: true) }
+        guard !pending.values.isEmpty else { return }
+        if pending.values.count == width * rowsPerStatement { return try writeFullGroup() }
+        defer { pending.removeAll() }
+        let values = pending.values
         var start = 0
         while start + width <= values.count {
-            for offset in 0..<width { one.bind(values[start + offset], at: Int32(offset + 1)) }
-            try one.execute()
+            try write(values[start..<start + width], with: one)
             start += width
         }
     }
 
     private func writeFullGroup() throws(DatabaseError) {
-        defer { values.removeAll(keepingCapacity: true) }
-        for (index, value) in values.enumerated() { many.bind(value, at: Int32(index + 1)) }
-        try many.execute()
+        defer { pending.removeAll() }
+        try write(pending.values[...], with: many)
+    }
+
+    /// Binds `rowValues` to the parameters of `statement` in order and runs it; the texts are
+    /// bound in place, valid while ``bytes`` does not change (during this call).
+    private func write(_ rowValues: ArraySlice<Value>, with statement: Statement) throws(DatabaseError) {
+        let result: Result<Void, DatabaseError> = pending.bytes.withUnsafeBufferPointer { buffer in
+            var parameter: Int32 = 1
+            for value in rowValues {
+                switch value {
+                case .null: statement.bindNull(at: parameter)
+                case .integer(let v): statement.bind(int64: v, at: parameter)
+                case .real(let v): statement.bind(double: v, at: parameter)
+                case .text(let start, let count):
+                    statement.bind(unsafeUTF8: UnsafeBufferPointer(rebasing: buffer[start..<start + count]), at: parameter)
+                case .blob(let start, let count):
+                    statement.bind(unsafeBlob: UnsafeBufferPointer(rebasing: buffer[start..<start + count]), at: parameter)
+                }
+                parameter += 1
+            }
+            return Result { () throws(DatabaseError) in try statement.execute() }
+        }
+        try result.get()
     }
 }
