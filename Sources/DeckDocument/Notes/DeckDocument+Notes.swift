@@ -196,6 +196,7 @@ extension DeckDocument {
             throw NoteInputError("\(layout.name) has \(layout.fieldNames.count) field\(layout.fieldNames.count == 1 ? "" : "s") "
                                  + "(\(layout.fieldNames.joined(separator: ", "))), not \(fields.count)")
         }
+        guard fields.count < layout.fieldNames.count else { return fields }
         return fields + Array(repeating: "", count: layout.fieldNames.count - fields.count)
     }
 

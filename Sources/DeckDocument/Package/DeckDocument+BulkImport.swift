@@ -247,8 +247,23 @@ public final class BulkImport {
     private var tagKeys: [String: Int64] = [:]
     private var deckKeys: [String: Int64] = [:]
     private var mediaKeys: [String: Int64?] = [:]
-    private var types: [CardKind: (key: Int64, layout: NoteLayout, sortField: Int)] = [:]
-    private var otherTypes: [Int64: (layout: NoteLayout, sortField: Int)] = [:]
+    /// A note type notes are written as: its key, its sort field, and its layout with the cards
+    /// its notes make (``CardOrdinalCache``: a CSV's notes differ in text, rarely in which fields
+    /// are empty). A class, so that a note's look-up copies one reference, not the layout.
+    private final class WrittenType {
+        let key: Int64
+        let sortField: Int
+        let cards: CardOrdinalCache
+        init(key: Int64, layout: NoteLayout, sortField: Int) {
+            self.key = key
+            self.sortField = sortField
+            cards = CardOrdinalCache(layout: layout)
+        }
+    }
+    private var types: [CardKind: WrittenType] = [:]
+    private var otherTypes: [Int64: WrittenType] = [:]
+    /// The deck path last looked up by ``deckKey(_:)`` and its key (most notes go to the deck of the one before).
+    private var lastDeckLookup: (path: String?, key: Int64)?
     private let insertTag: Statement
     /// The rows of notes, cards, reviews and links waiting to be written in groups (``RowBatch``).
     private let noteRows, cardRows, reviewRows, tagLinkRows, mediaLinkRows: RowBatch
@@ -339,12 +354,19 @@ public final class BulkImport {
     }
 
     private func write(_ note: ImportedNote, tags: [String], media: [String], reviews: [ReviewSnapshot]) throws {
-        let (typeKey, layout, sortField) = try noteType(of: note)
-        let values = try DeckDocument.fieldValues(note.values, for: layout)
+        let writtenType = try noteType(of: note)
+        let (typeKey, sortField) = (writtenType.key, writtenType.sortField)
+        let values = try DeckDocument.fieldValues(note.values, for: writtenType.cards.layout)
         let deckKey = try deckKey(note.deckPath)
-        let tagKeys = try tags.compactMap { try tagKey($0) }
-        let tagNames = tags.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
-        let ordinals = layout.cardOrdinals(fieldValues: values, tags: tagNames)
+        // A tag has a key when it is not empty once trimmed: the tags the cards see.
+        var tagKeys: [Int64] = []
+        var tagNames: [String] = []
+        for tag in tags {
+            guard let key = try tagKey(tag) else { continue }
+            tagKeys.append(key)
+            tagNames.append(tag)
+        }
+        let ordinals = writtenType.cards.cardOrdinals(fieldValues: values, tags: tagNames)
         let noteKey = nextNote
         nextNote += 1
         let guid = note.ankiGUID ?? guids.next()
@@ -370,8 +392,9 @@ public final class BulkImport {
                            created: note.created, modified: note.modified, note: noteKey, deck: deckKey)
             cardsAdded += 1
         }
-        if tagKeys.count < 2 {
-            for key in tagKeys { try linkTag(noteKey, key) }
+        if tagKeys.count <= 16 {
+            // A few tags: repeats found by a scan, without a set per note.
+            for index in tagKeys.indices where !tagKeys[..<index].contains(tagKeys[index]) { try linkTag(noteKey, tagKeys[index]) }
         } else {
             for key in Set(tagKeys) { try linkTag(noteKey, key) }
         }
@@ -608,20 +631,19 @@ public final class BulkImport {
 
     // MARK: Resolving keys
 
-    private func noteType(of note: ImportedNote) throws -> (Int64, NoteLayout, Int) {
+    private func noteType(of note: ImportedNote) throws -> WrittenType {
         if let type = note.noteType {
             let key = try savedKey(of: type)
-            if let known = otherTypes[key] { return (key, known.layout, known.sortField) }
-            let layout = document.layout(of: type)
-            otherTypes[key] = (layout, type.sortField)
-            return (key, layout, type.sortField)
+            if let known = otherTypes[key] { return known }
+            let written = WrittenType(key: key, layout: document.layout(of: type), sortField: type.sortField)
+            otherTypes[key] = written
+            return written
         }
-        if let known = types[note.kind] { return (known.key, known.layout, known.sortField) }
+        if let known = types[note.kind] { return known }
         let type = try document.stockNoteType(note.kind)
-        let key = try savedKey(of: type)
-        let layout = document.layout(of: type)
-        types[note.kind] = (key, layout, type.sortField)
-        return (key, layout, type.sortField)
+        let written = WrittenType(key: try savedKey(of: type), layout: document.layout(of: type), sortField: type.sortField)
+        types[note.kind] = written
+        return written
     }
 
     /// The key of a model of the main context, saving the context first when it is new.
@@ -634,7 +656,13 @@ public final class BulkImport {
     }
 
     func deckKey(_ path: String?) throws -> Int64 {
-        let name = path.flatMap { $0.isEmpty ? nil : $0 } ?? DeckStoreV2.defaultDeckName
+        if let last = lastDeckLookup, last.path == path { return last.key }
+        let key = try deckKey(named: path.flatMap { $0.isEmpty ? nil : $0 } ?? DeckStoreV2.defaultDeckName)
+        lastDeckLookup = (path, key)
+        return key
+    }
+
+    private func deckKey(named name: String) throws -> Int64 {
         if let key = deckKeys[name] { return key }
         let deck: DeckSchemaV2.Deck
         do {

@@ -193,7 +193,7 @@ public struct TextImportReader {
     ///   or a read error, with the file and line; ``CSVError/Reason/unmappedColumn(column:label:fields:)``
     ///   for a value in a column with no field to go to.
     public mutating func next() throws -> TextImportRow? {
-        try readHeaders()
+        if !headersRead { try readHeaders() }
         while true {
             let record: CSVRecord
             if let pending {
