@@ -25,9 +25,14 @@ struct StoreSetup {
                 if let migrationPlan, let storedVersion, storedVersion != schema.version {
                     try MigrationRunner(store: store, schema: schema, plan: migrationPlan, storedVersion: storedVersion, setup: self).run(db)
                 } else {
-                    try db.transaction(.immediate) {
-                        try createOrAlter(db)
-                        try writeVersion(db)
+                    let statements = storeStatements()
+                    // Opening an up-to-date store runs no create-or-alter pass.
+                    let upToDate = try storedVersion == schema.version && holdsExactly(statements, db)
+                    if !upToDate {
+                        try db.transaction(.immediate) {
+                            try createOrAlter(db, statements: statements)
+                            try writeVersion(db)
+                        }
                     }
                 }
                 if try readMetadata(db, Self.decimalKey) != Self.decimalOrdered {
@@ -91,8 +96,12 @@ struct StoreSetup {
 
     /// Creates missing tables and indexes; adds columns missing from existing tables.
     func createOrAlter(_ db: Database) throws {
-        let names = Set(store.entities.map(\.name))
-        for statement in schema.makeDDL() where belongsToStore(statement, names: names) {
+        try createOrAlter(db, statements: storeStatements())
+    }
+
+    /// Runs `statements` (``storeStatements()``), adding the missing columns of tables that exist.
+    private func createOrAlter(_ db: Database, statements: [String]) throws {
+        for statement in statements {
             if statement.hasPrefix("CREATE TABLE"), let table = tableName(in: statement), try db.tableExists(table) {
                 try addMissingColumns(db, table: table)
                 continue
@@ -101,19 +110,75 @@ struct StoreSetup {
         }
     }
 
+    /// The statements of ``Schema/makeDDL()`` that create this store's tables and indexes.
+    func storeStatements() -> [String] {
+        let names = Set(store.entities.map(\.name))
+        return schema.makeDDL().filter { belongsToStore($0, names: names) }
+    }
+
+    /// Whether the store holds every table and index of `statements` exactly as they create
+    /// it: SQLite keeps each `CREATE` statement's text, without its `IF NOT EXISTS`, and a
+    /// column added later (`ALTER TABLE`) changes the kept text. Then there is nothing to
+    /// create or alter (one read of the schema table, where creating or altering checks every
+    /// table's columns in a write transaction).
+    func holdsExactly(_ statements: [String], _ db: Database) throws -> Bool {
+        var stored: Set<String> = []
+        let rows = try db.prepare("SELECT \"sql\" FROM main.sqlite_schema WHERE \"sql\" IS NOT NULL")
+        while try rows.step() { stored.insert(rows.string(at: 0)) }
+        return statements.allSatisfy { statement in
+            guard let kept = Self.removingIfNotExists(statement) else { return false }
+            return stored.contains(kept)
+        }
+    }
+
+    /// `statement` without the first ` IF NOT EXISTS` (how SQLite keeps a `CREATE` statement),
+    /// nil when it has none.
+    static func removingIfNotExists(_ statement: String) -> String? {
+        guard let range = range(of: " IF NOT EXISTS", in: statement) else { return nil }
+        var bytes = Array(statement.utf8)
+        bytes.removeSubrange(range)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Where `needle` (ASCII) first occurs in `text`, as byte offsets: a plain byte search (this
+    /// runs for every statement of every open; `range(of:)` compares by Unicode rules).
+    static func range(of needle: StaticString, in text: String) -> Range<Int>? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        var text = text
+        return text.withUTF8 { bytes -> Range<Int>? in
+            guard !pattern.isEmpty, bytes.count >= pattern.count else { return nil }
+            for start in 0...(bytes.count - pattern.count) where bytes[start] == pattern[0] {
+                if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return start..<start + pattern.count }
+            }
+            return nil
+        }
+    }
+
+    /// The identifier quoted right after `marker` in `statement` (`"` doubled inside).
+    private static func quotedName(after marker: StaticString, in statement: String) -> String? {
+        guard let found = range(of: marker, in: statement) else { return nil }
+        let bytes = Array(statement.utf8)
+        var index = found.upperBound, name: [UInt8] = []
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\"") {
+                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") else {
+                    return String(decoding: name, as: UTF8.self)
+                }
+                index += 1
+            }
+            name.append(bytes[index])
+            index += 1
+        }
+        return nil
+    }
+
     private func tableName(in statement: String) -> String? {
-        guard let start = statement.range(of: "IF NOT EXISTS \"")?.upperBound,
-              let end = statement[start...].firstIndex(of: "\"") else { return nil }
-        return String(statement[start..<end])
+        Self.quotedName(after: "IF NOT EXISTS \"", in: statement)
     }
 
     private func belongsToStore(_ statement: String, names: Set<String>) -> Bool {
         // Statements name their table right after IF NOT EXISTS (tables) or after ON (indexes).
-        let table: String?
-        if statement.hasPrefix("CREATE TABLE") { table = tableName(in: statement) }
-        else if let on = statement.range(of: " ON \"") {
-            table = statement[on.upperBound...].split(separator: "\"").first.map(String.init)
-        } else { table = nil }
+        let table = statement.hasPrefix("CREATE TABLE") ? tableName(in: statement) : Self.quotedName(after: " ON \"", in: statement)
         guard let table else { return false }
         if names.contains(table) { return true }
         // Join tables are named <Entity>_<relationship>.
@@ -145,6 +210,7 @@ struct StoreSetup {
 
     /// Checks that a read-only store has every table the schema needs.
     private func verifyReadOnly(_ db: Database) throws {
+        if try holdsExactly(storeStatements(), db) { return }
         for root in tables {
             guard try db.tableExists(root.name) else {
                 throw PersistenceError.incompatibleStore(path: store.path, reason: "table \(root.name) is missing")

@@ -160,7 +160,9 @@ extension Schema {
             entityNamesIncludingSubentities = names
             toOneColumns = relationships.filter { !$0.isToMany }
             columnNames = attributes.map(\.name) + toOneColumns.map(\.name)
+            attributeNameIndex.reserveCapacity(attributes.count)
             for (i, a) in attributes.enumerated() { attributeNameIndex[a.name] = i }
+            relationshipIndex.reserveCapacity(relationships.count)
             for (i, r) in relationships.enumerated() { relationshipIndex[r.keyPath] = i }
             uniqueConstraints = attributes.filter { $0.options.contains(.unique) }.map { [$0.name] }
                 + declaredUniques.map { $0.compactMap { columnName(for: $0) } }
