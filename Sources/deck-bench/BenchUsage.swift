@@ -56,6 +56,8 @@ enum BenchUsage {
               deck-bench profile-csv <file.csv>            a CSV import into a new deck, in process
               deck-bench migration [rows]                  the lightweight migration alone
               deck-bench apkg-read <package>               the reading side of an apkg import, timed per step
+              deck-bench study-deck <cards> <deck>         the study section's deck, kept; prints review cards due today
+              deck-bench profile-answer <deck> <n>         n answers through the library on such a deck, per answer
 
             ENVIRONMENT:
               DECK_BENCH_TMP   where the scratch folder and the input cache (deck-bench-cache: CSVs, decks, Anki

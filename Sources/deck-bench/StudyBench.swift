@@ -27,7 +27,12 @@ enum StudyBench {
     /// new. The decks and presets go through the models; the notes and cards are inserted with
     /// one prepared statement each (the bench's setup, not measured).
     static func makeDeck(in scratch: Scratch, cards: Int) throws -> Deck {
-        let url = scratch.file("study-\(cards).sampledeck")
+        try makeDeck(at: scratch.file("study-\(cards).sampledeck"), cards: cards)
+    }
+
+    /// ``makeDeck(in:cards:)`` at `url` (replaced when it exists): the `study-deck` child mode
+    /// keeps it for profiling.
+    static func makeDeck(at url: URL, cards: Int) throws -> Deck {
         try? FileManager.default.removeItem(at: url)
         try DeckDocument.create(at: url, title: "Study bench").close()
         let document = try DeckDocument.open(at: url)
@@ -96,6 +101,31 @@ enum StudyBench {
         let store = document.storeURL
         try document.close()
         return Deck(url: url, store: store, reviewCards: reviewCards)
+    }
+
+    /// The `profile-answer` child mode: `answers` review cards due today of the deck at `path`
+    /// (a ``makeDeck(at:cards:)`` deck) answered Good through the library as the "answer one
+    /// card through the library" row does, for perf or callgrind; prints CPU and wall per answer.
+    static func profileAnswers(deck path: String, answers: Int) throws {
+        let document = try DeckDocument.open(at: URL(fileURLWithPath: path))
+        defer { try? document.close() }
+        let ids = try document.container.withDatabase(for: DeckSchemaV2.Card.self) { db in
+            try db.rows(#"SELECT "pk" FROM "Card" WHERE "queue" = 2 AND "due" <= ? ORDER BY "pk" LIMIT ?"#,
+                        [.integer(today), .integer(Int64(answers))]).compactMap { row -> Int64? in
+                if case .integer(let id) = row[0] { return id }
+                return nil
+            }
+        }
+        let study = DeckStudy(context: document.mainContext, fuzz: .seeded, utcOffset: 0)
+        let at = Date(timeIntervalSince1970: TimeInterval(now))
+        let t = try timeBoth {
+            for id in ids {
+                guard let card = try study.card(id) else { throw BenchError("card \(id) is missing") }
+                try study.answer(card, rating: .good, at: at, timeTaken: 3000)
+            }
+        }
+        let count = Double(max(ids.count, 1))
+        print(String(format: "%d answers: %.3f ms CPU, %.3f ms wall per answer", ids.count, t.cpu / count * 1000, t.wall / count * 1000))
     }
 
     static func measurement(_ name: String, samples: [Sample], per: Double = 1, bar: Double, barText: String, judge: Judge,

@@ -18,6 +18,8 @@ import Interchange
 //   deck-bench profile-csv <file.csv>          a CSV import into a new deck, in process, for callgrind
 //   deck-bench migration [rows]                the lightweight migration alone
 //   deck-bench apkg-read <package>             the reading side of an apkg import alone, timed per step
+//   deck-bench study-deck <cards> <deck>       the study section's deck, kept; prints review cards due today
+//   deck-bench profile-answer <deck> <n>       n answers through the library on such a deck
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -73,6 +75,14 @@ case "profile-csv" where arguments.count == 2:
     exit(0)
 case "apkg-read" where arguments.count == 2:
     try ApkgReadBench.run(arguments[1])
+    exit(0)
+case "study-deck" where arguments.count == 3:
+    // The study section's deck of <cards> cards at <deck>, kept; prints review cards due today.
+    let deck = try StudyBench.makeDeck(at: URL(fileURLWithPath: arguments[2]), cards: Int(arguments[1]) ?? 1_000_000)
+    print(deck.reviewCards.map(String.init).joined(separator: "\n"))
+    exit(0)
+case "profile-answer" where arguments.count == 3:
+    try StudyBench.profileAnswers(deck: arguments[1], answers: Int(arguments[2]) ?? 100)
     exit(0)
 case "migration":
     // The 1,000,000-row lightweight migration alone.

@@ -165,7 +165,10 @@ extension ModelContext {
             }
             try container.store(for: destination).withDatabase { db in
                 do {
-                    let statement = try db.prepare(sql)
+                    // One owner is the lazy load of a relationship, again and again with one
+                    // shape (a note's cards for each card studied): compiled once.
+                    let statement = chunk.count == 1 ? try db.cachedStatement(sql) : try db.prepare(sql)
+                    defer { statement.reset() }
                     try statement.bind(chunk.map { .integer($0) })
                     let ownerColumn = Int32(table.selectColumns.count)
                     while try statement.step() {
@@ -292,7 +295,10 @@ extension ModelContext {
                 + " FROM \(quoteIdentifier(table.tableName)) t0 WHERE t0.\"pk\" IN (" + chunk.map { _ in "?" }.joined(separator: ",") + ")"
             try container.store(for: entity).withDatabase { db in
                 do {
-                    let statement = try db.prepare(sql)
+                    // One owner is the lazy load of a relationship, again and again with one
+                    // shape (a note's cards for each card studied): compiled once.
+                    let statement = chunk.count == 1 ? try db.cachedStatement(sql) : try db.prepare(sql)
+                    defer { statement.reset() }
                     try statement.bind(chunk.map { .integer($0) })
                     while try statement.step() { _ = try materialize(statement, table: table) }
                 } catch { throw PersistenceError.wrap(error) }

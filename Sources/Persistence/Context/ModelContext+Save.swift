@@ -27,14 +27,28 @@ extension ModelContext {
         if !deletes.isEmpty { nullifyReferencesWithoutInverse(to: deletes) }
         var updates: [(any PersistentModel, Schema.Entity)] = []
         var linkOwners: [(any PersistentModel, Schema.Entity)] = []
+        // Registered models whose relationships this save compares: once it has stored them
+        // (or found nothing to store), they are the stored state.
+        var relationshipsCompared: [BackingData] = []
         for models in registry.values {
             for model in models.models where model.persistentBackingData.state == .registered {
-                guard let entity = entity(of: model), let snapshot = model.persistentBackingData.snapshot else { continue }
+                let backing = model.persistentBackingData
+                guard let entity = entity(of: model), let snapshot = backing.snapshot else { continue }
                 if !hasStoredValues(snapshot, model: model, entity: entity) { updates.append((model, entity)) }
                 if hasLinkChanges(model) { linkOwners.append((model, entity)) }
+                // (A model with attributes still to read skipped its to-one comparison.)
+                if backing.relationshipsChanged && backing.unfetchedAttributes.isEmpty { relationshipsCompared.append(backing) }
             }
         }
-        guard !inserts.isEmpty || !deletes.isEmpty || !updates.isEmpty || !linkOwners.isEmpty else { return }
+        // Cleared before the save's hooks run, so what they change is seen by the next save;
+        // set again when this one fails.
+        for backing in relationshipsCompared { backing.relationshipsChanged = false }
+        var committed = false
+        defer { if !committed { for backing in relationshipsCompared { backing.relationshipsChanged = true } } }
+        guard !inserts.isEmpty || !deletes.isEmpty || !updates.isEmpty || !linkOwners.isEmpty else {
+            committed = true
+            return
+        }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         for model in inserts where entity(of: model)?.hasWillSaveHook == true { (model as? any WillSaveHook)?.willSave() }
         for (model, entity) in updates where entity.hasWillSaveHook { (model as? any WillSaveHook)?.willSave() }
@@ -110,6 +124,7 @@ extension ModelContext {
         }
 
         // Committed: the context's view becomes the stored state.
+        committed = true
         var insertedIDs: [PersistentIdentifier] = [], updatedIDs: [PersistentIdentifier] = [], deletedIDs: [PersistentIdentifier] = []
         if let first = insertEntities.first?.1, insertEntities.count > 64 {
             identityTable(first).reserveCapacity(insertEntities.count)
@@ -134,7 +149,12 @@ extension ModelContext {
             model.persistentBackingData._$attributesWritten = false
             updatedIDs.append(identifier(of: model, entity: entity))
         }
-        for (model, _) in linkOwners { markLinksSaved(model) }
+        // Their links are the stored ones now (markLinksSaved assigned them).
+        for (model, _) in linkOwners {
+            markLinksSaved(model)
+            model.persistentBackingData.relationshipsChanged = false
+        }
+        for (model, _) in insertEntities { model.persistentBackingData.relationshipsChanged = false }
         for (model, entity) in deleteEntities {
             deletedIDs.append(identifier(of: model, entity: entity))
             registry[tableKey(entity)]?[model.persistentBackingData.primaryKey] = nil
@@ -368,7 +388,8 @@ extension ModelContext {
     }
 
     private func hasLinkChanges(_ model: any PersistentModel) -> Bool {
-        model.persistentBackingData.relationships.values.contains { content in
+        guard model.persistentBackingData.relationshipsChanged else { return false }
+        return model.persistentBackingData.relationships.values.contains { content in
             if case .toMany(let current, let original) = content { return !sameMembers(current, original ?? []) }
             return false
         }

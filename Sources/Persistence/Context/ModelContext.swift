@@ -319,7 +319,8 @@ public final class ModelContext {
         if !entity.recordsAttributeWrites || model.persistentBackingData._$attributesWritten {
             for (position, read) in readers.enumerated() where read(model) != snapshot[position] { return false }
         }
-        guard !toOne.isEmpty else { return true }
+        // Nothing changed the relationships since they were the stored state.
+        guard !toOne.isEmpty, model.persistentBackingData.relationshipsChanged else { return true }
         let relationships = model.persistentBackingData.relationships
         for (index, relationship) in toOne.enumerated() {
             if case .toOne(let target)? = relationships[relationship.keyPath],
@@ -388,7 +389,8 @@ public final class ModelContext {
     public func processPendingChanges() {
         defer { if undoState.isEnabled { endAutomaticUndoGroup() } }
         for models in Array(registry.values) {
-            for model in models.models {
+            // A model whose relationships are as stored points only at stored models.
+            for model in models.models where model.persistentBackingData.relationshipsChanged {
                 for content in model.persistentBackingData.relationships.values {
                     switch content {
                     case .toOne(let target?):
@@ -433,6 +435,8 @@ public final class ModelContext {
 /// Whether two model lists hold the same objects, ignoring order.
 func sameMembers(_ a: [AnyObject], _ b: [AnyObject]) -> Bool {
     guard a.count == b.count else { return false }
+    // The usual case, a list as it was loaded or saved, needs no sets.
+    if zip(a, b).allSatisfy({ $0 === $1 }) { return true }
     return Set(a.map(ObjectIdentifier.init)) == Set(b.map(ObjectIdentifier.init))
 }
 

@@ -98,6 +98,7 @@ struct RowMaterializer {
         let backing = model.persistentBackingData
         backing.snapshot = snapshot
         backing._$attributesWritten = false  // an init() that sets properties wrote what the row replaced
+        backing.relationshipsChanged = !backing.relationships.isEmpty  // nothing loaded: the row's
         backing.primaryKey = pk
         backing.state = .registered
         backing.context = context

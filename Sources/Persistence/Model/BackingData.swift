@@ -18,8 +18,20 @@ public final class BackingData {
     @exclusivity(unchecked) var storeIdentifier = ""
     /// Stored values (attributes, then to-one keys) as last fetched or saved; nil when new.
     @exclusivity(unchecked) var snapshot: StoredValues?
-    /// Loaded or assigned relationship contents, by relationship key path.
-    @exclusivity(unchecked) var relationships: [AnyKeyPath: RelationshipContent] = [:]
+    /// Loaded or assigned relationship contents, by relationship key path. Every change of
+    /// it sets ``relationshipsChanged``.
+    @exclusivity(unchecked) var relationships: [AnyKeyPath: RelationshipContent] = [:] {
+        didSet { relationshipsChanged = true }
+    }
+    /// Whether ``relationships`` may differ from the stored state (a to-one key other than the
+    /// snapshot's, to-many links other than their `original`, a destination not yet in a
+    /// context): set by every change of ``relationships`` (an assignment, an inverse kept in
+    /// step, a lazy load), and true for a new model; cleared where the model is read from a
+    /// row with nothing loaded and where a save has compared or written the model. While it
+    /// is false, a save, ``ModelContext/hasChanges`` and `processPendingChanges` skip the
+    /// model's relationships, so a save costs what changed, not what is registered (a study
+    /// session answering card after card kept every card, note and review it touched).
+    @exclusivity(unchecked) var relationshipsChanged = true
     /// The observation registrar of a `@Model` class, made on the first read through an
     /// accessor: until then nobody can be observing the model, so a setter skips the
     /// notification, and models the context makes and fills never pay for one.
