@@ -24,6 +24,9 @@ import Testing
         ("Ａｂｃ full width", "élan ELAN Élan", ["Élan"]),
         ("", "only a back 12", []),
         ("{{c1::Paris}} est en France", "", ["geo"]),
+        // ASCII capitals, and a term only a tag holds: what reading the notes leaves untokenized
+        // when it holds none of the terms must not lose these.
+        ("MIXED Case WORDS", "ALL CAPS BACK", ["CapsTag", "Onlytag"]),
     ]
 
     static let queries = [
@@ -35,6 +38,8 @@ import Testing
         "coffee or tree", "\"family tree\"", "\"tree family\"", "\"the tree\"", "tree -family", "(cafe or coffee) -milk",
         "coffee and milk", "\"the\"", "\"tre\"", "back -12", "(12 or 120) front", "front -(12 or 120 or batch)", "zzz or 120",
         "\"number 12\" or \"number 120\"", "drinks -\"au lait\"", "etre or \"ne pas\" or cafe",
+        "mixed", "MIXED", "Mix", "wor", "caps", "capstag", "onlytag", "onlyt", "words -caps", "zzz or caps", "\"case words\"",
+        "\"words case\"", "case -onlytag", "back caps", "zzz or onlytag", "all -(zzz or number)",
     ]
 
     /// A deck with the sample deck's 3 notes indexed, then `notes` and 150 numbered notes imported (not indexed).
@@ -110,6 +115,41 @@ import Testing
         #expect(try deck.unindexedNoteEstimate() == 0)
         #expect(deck.check().isEmpty, "\(deck.check())")
         #expect(try deck.search("number", limit: nil).count == 152)
+    }
+
+    /// The shortcut of reading the notes: an ASCII text that holds no term's first token, ASCII
+    /// case folded, is left untokenized; anything else is tokenized.
+    @Test func aTextHoldingNoTermIsLeftUntokenized() throws {
+        let playground = try Playground()
+        let deck = try Self.deck(playground)
+        defer { try? deck.close() }
+        try deck.container.withDatabase(for: DeckSchemaV2.Note.self) { (db: Database) throws in
+            func holdsNoTerm(_ query: String, _ text: String) throws -> Bool {
+                let scan = try SearchScan(query: try #require(try SearchQuery.parse(query)), db: db)
+                var text = text
+                return text.withUTF8 { scan.holdsNoTerm($0) }
+            }
+            #expect(try holdsNoTerm("cat", #"["a dog","x"]"#))
+            #expect(try !holdsNoTerm("cat", #"["a CAT","x"]"#), "ASCII capitals fold")
+            #expect(try !holdsNoTerm("cat", #"["concatenate"]"#), "a substring is enough to tokenize")
+            #expect(try !holdsNoTerm("cat", #"["a cát"]"#), "text beyond ASCII is tokenized")
+            #expect(try !holdsNoTerm("café", #"["a CAFE"]"#), "the term's tokens are folded as the index folds them")
+            #expect(try !holdsNoTerm("日本", #"["x"]"#), "a term beyond ASCII: no shortcut")
+            #expect(try holdsNoTerm("dog or cat", #"["a bird"]"#))
+            #expect(try !holdsNoTerm("dog or cat", #"["a Dog"]"#))
+            #expect(try !holdsNoTerm("bird -cat", #"["a cat"]"#))
+        }
+        #expect(SearchScan.contains(UnsafeBufferPointer(start: nil, count: 0), lowercasedASCII: []) == true)
+        let bracket: [UInt8] = Array("[@".utf8)
+        bracket.withUnsafeBufferPointer { raw in
+            #expect(!SearchScan.contains(raw, lowercasedASCII: Array("{`".utf8)), "[ and @ are not capitals")
+        }
+        let word: [UInt8] = Array("xAbC".utf8)
+        word.withUnsafeBufferPointer { raw in
+            #expect(SearchScan.contains(raw, lowercasedASCII: Array("abc".utf8)))
+            #expect(!SearchScan.contains(raw, lowercasedASCII: Array("abcd".utf8)))
+            #expect(!SearchScan.contains(raw, lowercasedASCII: Array("ABC".utf8)), "the wanted bytes are lowercase already")
+        }
     }
 
     @Test func theRawFieldsAreTokenizedOnlyWhenTheyAreTheIndexText() {

@@ -122,11 +122,47 @@ struct SearchScan {
     let phrases: [SearchPattern]
     let tokenizer: FTS5Tokenizer
 
+    /// The first token of every term that has tokens, when each is ASCII: then a note whose
+    /// text is ASCII and holds none of them (ASCII case ignored) has no token any term matches
+    /// (FTS5's tokenizer only folds the case of ASCII text, and a term's first token must match a
+    /// note's token whole or as its prefix), and is left untokenized. Nil when a term begins with
+    /// a token beyond ASCII (folded from other spellings, or matching inside words).
+    let asciiFirstTokens: [[UInt8]]?
+
     init(query: SearchQuery, db: Database) throws {
         let tokenizer = try db.fts5Tokenizer("unicode61", arguments: ["remove_diacritics", "2"])
         self.tokenizer = tokenizer
         self.query = query
         phrases = try query.terms.map { try SearchPattern($0, tokenizer: tokenizer) }
+        let firsts = phrases.compactMap(\.tokens.first)
+        asciiFirstTokens = firsts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0 < 0x80 } } ? firsts : nil
+    }
+
+    /// Whether `raw`, an index text as it is (``rawIsIndexText(_:)``), is ASCII and holds none
+    /// of ``asciiFirstTokens``, ASCII case ignored: then no term can match a token of it.
+    func holdsNoTerm(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let tokens = asciiFirstTokens else { return false }
+        for byte in raw where byte >= 0x80 { return false }
+        return !tokens.contains { Self.contains(raw, lowercasedASCII: $0) }
+    }
+
+    /// Whether `raw` holds `wanted` (bytes without ASCII capitals) with its ASCII capitals folded.
+    static func contains(_ raw: UnsafeBufferPointer<UInt8>, lowercasedASCII wanted: [UInt8]) -> Bool {
+        let length = wanted.count
+        guard length > 0, raw.count >= length else { return length == 0 }
+        return wanted.withUnsafeBufferPointer { wanted in
+            let first = wanted[0]
+            for start in 0...(raw.count - length) where fold(raw[start]) == first {
+                var offset = 1
+                while offset < length, fold(raw[start + offset]) == wanted[offset] { offset += 1 }
+                if offset == length { return true }
+            }
+            return false
+        }
+    }
+
+    @inline(__always) private static func fold(_ byte: UInt8) -> UInt8 {
+        byte &- 0x41 < 26 ? byte | 0x20 : byte
     }
 
     /// The keys of the matching notes, best first, at most `limit`.
@@ -158,6 +194,8 @@ struct SearchScan {
             guard notes.isText(at: 1) else { throw Self.corrupt(key, path) }
             let indexedRaw = try notes.withUTF8(at: 1) { raw -> Bool in
                 guard Self.rawIsIndexText(raw) else { return false }
+                // Its tokens would match no term: it counts as a note with no match in its fields.
+                if holdsNoTerm(raw) { return true }
                 try tokenizer.tokenize(raw) { fields.append($0) }
                 return true
             }
