@@ -23,7 +23,7 @@ struct SearchCommand: ParsableCommand {
             When few are left out, a search indexes them first (about 0.3 s per 100,000 cards) and saves the index (while another \
             process has the deck open for writing, it indexes them in memory instead, each time, until a writer catches up). When many \
             are (more than 50,000 and an eighth of the deck: a large import), a search reads every note instead, finding the same \
-            cards in the same order (about 0.8 s per million notes), and starts a 'deck search --index' of its own in the background, \
+            cards in the same order (about 0.3–0.8 s per million notes), and starts a 'deck search --index' of its own in the background, \
             after which searches use the index again (--no-background-index, or DECK_NO_BACKGROUND_INDEX set, starts none: the \
             searches read the notes until something indexes them). --index brings the index up to date now and prints nothing.
             """,
