@@ -5,9 +5,11 @@ import Foundation
 import SQLite
 
 extension DeckStoreV2 {
-    /// A value rule of one column (docs/FORMAT.md): a SQL condition that holds for every valid row.
+    /// A value rule of one column (docs/FORMAT.md): a SQL condition that holds for every valid
+    /// row, and the same condition in Swift (``NativeCheck``) where it is one of the simple kinds.
     struct ColumnRule {
         let table: String, column: String, valid: String, meaning: String
+        var native: NativeCheck? = nil
     }
 
     static let integer = "typeof(%c) = 'integer'"
@@ -24,47 +26,57 @@ extension DeckStoreV2 {
     static let optionalReal = "typeof(%c) IN ('real', 'integer', 'null')"
     static let optionalInteger = "typeof(%c) IN ('integer', 'null')"
     static let text = "typeof(%c) = 'text'"
-    // SQLite may evaluate both sides of AND: json_type runs only on valid JSON.
-    static let jsonObject = "CASE WHEN typeof(%c) = 'text' AND json_valid(%c) THEN json_type(%c) = 'object' ELSE 0 END"
-    static let jsonArray = "CASE WHEN typeof(%c) = 'text' AND json_valid(%c) THEN json_type(%c) = 'array' ELSE 0 END"
+    // SQLite may evaluate both sides of AND: json_type runs only on valid JSON. The value most
+    // rows hold ('{}', '[]') is tested first: a CASE stops at the first WHEN that holds (AND and
+    // OR outside a WHERE evaluate both sides), and SQLite 3.40 parses the JSON again for each
+    // of json_valid and json_type.
+    static let jsonObject = "CASE WHEN %c = '{}' THEN 1 WHEN typeof(%c) = 'text' AND json_valid(%c) THEN json_type(%c) = 'object' ELSE 0 END"
+    static let jsonArray = "CASE WHEN %c = '[]' THEN 1 WHEN typeof(%c) = 'text' AND json_valid(%c) THEN json_type(%c) = 'array' ELSE 0 END"
 
     /// The value rules `check` applies, column by column.
     static let columnRules: [ColumnRule] = {
         var rules: [ColumnRule] = []
-        func add(_ table: String, _ columns: [String], _ valid: String, _ meaning: String) {
-            for column in columns { rules.append(ColumnRule(table: table, column: column, valid: valid, meaning: meaning)) }
+        func add(_ table: String, _ columns: [String], _ valid: String, _ meaning: String, native: NativeCheck? = nil) {
+            for column in columns { rules.append(ColumnRule(table: table, column: column, valid: valid, meaning: meaning, native: native)) }
         }
-        add("NoteType", ["kind"], values([0, 1]), "an unknown note type kind")
-        add("NoteType", ["stockKind"], "%c IS NULL OR (" + range(1, 6) + ")", "an unknown stock kind")
-        add("NoteType", ["sortField"], nonNegative, "not a field ordinal")
-        add("NoteType", ["latexSVG"], boolean, "not 0 or 1")
-        add("NoteType", ["name", "css", "latexPre", "latexPost"], text, "not text")
-        add("NoteType", ["modified"], date, "not a date in years 1 to 9999")
-        add("NoteField", ["ordinal", "fontSize"], nonNegative, "not a count")
-        add("NoteField", ["rightToLeft", "sticky", "plainText", "collapsed", "excludeFromSearch"], boolean, "not 0 or 1")
-        add("NoteField", ["name", "font", "fieldDescription"], text, "not text")
-        add("CardTemplate", ["ordinal", "browserFontSize"], nonNegative, "not a count")
-        add("CardTemplate", ["name", "questionFormat", "answerFormat", "browserQuestionFormat", "browserAnswerFormat", "browserFont"], text, "not text")
+        let seconds = Int64(secondsRange)
+        add("NoteType", ["kind"], values([0, 1]), "an unknown note type kind", native: .integerIn([0, 1]))
+        add("NoteType", ["stockKind"], "%c IS NULL OR (" + range(1, 6) + ")", "an unknown stock kind", native: .nullOr(.integer(1...6)))
+        add("NoteType", ["sortField"], nonNegative, "not a field ordinal", native: .integer(0...Int64.max))
+        add("NoteType", ["latexSVG"], boolean, "not 0 or 1", native: .integerIn([0, 1]))
+        add("NoteType", ["name", "css", "latexPre", "latexPost"], text, "not text", native: .text)
+        add("NoteType", ["modified"], date, "not a date in years 1 to 9999", native: .date)
+        add("NoteField", ["ordinal", "fontSize"], nonNegative, "not a count", native: .integer(0...Int64.max))
+        add("NoteField", ["rightToLeft", "sticky", "plainText", "collapsed", "excludeFromSearch"], boolean, "not 0 or 1", native: .integerIn([0, 1]))
+        add("NoteField", ["name", "font", "fieldDescription"], text, "not text", native: .text)
+        add("CardTemplate", ["ordinal", "browserFontSize"], nonNegative, "not a count", native: .integer(0...Int64.max))
+        add("CardTemplate", ["name", "questionFormat", "answerFormat", "browserQuestionFormat", "browserAnswerFormat", "browserFont"], text, "not text", native: .text)
         add("Note", ["guid"], "typeof(%c) = 'text' AND length(%c) BETWEEN 1 AND 64 AND %c NOT GLOB '*[^!-~]*'", "not a GUID (1–64 printable ASCII characters)")
         add("Note", ["fields"], jsonArray, "not a JSON array")
-        add("Note", ["sortText"], text, "not text")
-        add("Note", ["created", "modified"], date, "not a date in years 1 to 9999")
-        add("Card", ["ordinal"], range(0, NoteLayout.maximumClozeOrdinal), "not a template or cloze ordinal")
-        add("Card", ["type"], values([0, 1, 2, 3]), "an unknown card type")
-        add("Card", ["queue"], values([-3, -2, -1, 0, 1, 2, 3, 4]), "an unknown queue")
-        add("Card", ["due", "originalDue"], range(-secondsRange, secondsRange), "out of range (a position, a day or a time up to year 9999)")
-        add("Card", ["interval", "repetitions", "lapses"], range(0, Int(Int32.max)), "out of range (0–2147483647)")
-        add("Card", ["remainingSteps"], nonNegative, "negative or not an integer")
-        add("Card", ["easeFactor"], range(0, 100_000), "out of range (0–100000 permille)")
-        add("Card", ["flag"], range(0, 7), "not a flag (0–7)")
-        add("Card", ["stability", "decay"], optionalReal, "not a number")
-        add("Card", ["difficulty"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c BETWEEN 1 AND 10)", "out of range (1–10)")
-        add("Card", ["desiredRetention"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1)", "out of range (0–1)")
-        add("Card", ["lastReview"], "%c IS NULL OR (" + range(-secondsRange, secondsRange) + ")", "not a time in years 1 to 9999")
-        add("Card", ["originalPosition"], "%c IS NULL OR (" + nonNegative + ")", "not a position")
-        add("Card", ["ankiID"], optionalInteger, "not an integer")
-        add("Card", ["customData"], "%c = '' OR (" + jsonObject + ")", "not a JSON object")
-        add("Card", ["created", "modified"], date, "not a date in years 1 to 9999")
+        add("Note", ["sortText"], text, "not text", native: .text)
+        add("Note", ["created", "modified"], date, "not a date in years 1 to 9999", native: .date)
+        add("Card", ["ordinal"], range(0, NoteLayout.maximumClozeOrdinal), "not a template or cloze ordinal",
+            native: .integer(0...Int64(NoteLayout.maximumClozeOrdinal)))
+        add("Card", ["type"], values([0, 1, 2, 3]), "an unknown card type", native: .integerIn([0, 1, 2, 3]))
+        add("Card", ["queue"], values([-3, -2, -1, 0, 1, 2, 3, 4]), "an unknown queue", native: .integerIn([-3, -2, -1, 0, 1, 2, 3, 4]))
+        add("Card", ["due", "originalDue"], range(-secondsRange, secondsRange), "out of range (a position, a day or a time up to year 9999)",
+            native: .integer(-seconds...seconds))
+        add("Card", ["interval", "repetitions", "lapses"], range(0, Int(Int32.max)), "out of range (0–2147483647)",
+            native: .integer(0...Int64(Int32.max)))
+        add("Card", ["remainingSteps"], nonNegative, "negative or not an integer", native: .integer(0...Int64.max))
+        add("Card", ["easeFactor"], range(0, 100_000), "out of range (0–100000 permille)", native: .integer(0...100_000))
+        add("Card", ["flag"], range(0, 7), "not a flag (0–7)", native: .integer(0...7))
+        add("Card", ["stability", "decay"], optionalReal, "not a number", native: .nullOr(.number))
+        add("Card", ["difficulty"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c BETWEEN 1 AND 10)", "out of range (1–10)",
+            native: .nullOr(.numberBetween(1, 10)))
+        add("Card", ["desiredRetention"], "%c IS NULL OR (typeof(%c) IN ('real', 'integer') AND %c > 0 AND %c < 1)", "out of range (0–1)",
+            native: .nullOr(.numberInside(0, 1)))
+        add("Card", ["lastReview"], "%c IS NULL OR (" + range(-secondsRange, secondsRange) + ")", "not a time in years 1 to 9999",
+            native: .nullOr(.integer(-seconds...seconds)))
+        add("Card", ["originalPosition"], "%c IS NULL OR (" + nonNegative + ")", "not a position", native: .nullOr(.integer(0...Int64.max)))
+        add("Card", ["ankiID"], optionalInteger, "not an integer", native: .nullOr(.integer(Int64.min...Int64.max)))
+        add("Card", ["customData"], "CASE WHEN %c = '' THEN 1 ELSE " + jsonObject + " END", "not a JSON object")
+        add("Card", ["created", "modified"], date, "not a date in years 1 to 9999", native: .date)
         add("Deck", ["kind"], values([0, 1]), "an unknown deck kind")
         add("Deck", ["markdownDescription", "collapsed", "reschedules"], boolean, "not 0 or 1")
         add("Deck", ["filterTerms"], jsonArray, "not a JSON array")
@@ -107,7 +119,7 @@ extension DeckStoreV2 {
         add("Deck", ["modified"], date, "not a date in years 1 to 9999")
         add("Preset", ["modified"], date, "not a date in years 1 to 9999")
         for table in ["NoteType", "NoteField", "CardTemplate", "Note", "Deck", "Preset", "Review"] {
-            add(table, ["ankiID"], optionalInteger, "not an integer")
+            add(table, ["ankiID"], optionalInteger, "not an integer", native: .nullOr(.integer(Int64.min...Int64.max)))
         }
         return rules
     }()

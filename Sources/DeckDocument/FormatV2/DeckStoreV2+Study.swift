@@ -302,15 +302,19 @@ public struct DueCardRow: Sendable, Hashable {
 
 extension DeckStoreV2 {
     /// The columns a ``DueCardRow`` adds to ``studyColumns`` (indexes 7 to 15), then the value
-    /// checks of the card and its note (16 to 18): the note's key and the first column of the
-    /// note (its `fields` apart, parsed in Swift as a listing does) and of the card that breaks
-    /// a rule of `check`, NULL when none does.
+    /// checks of the card and its note (from 16): the note's key and the columns of
+    /// ``dueNoteCheck`` (the note's rules, its `fields` apart, parsed in Swift as a listing does)
+    /// and ``dueCardCheck``.
     static let dueColumns = """
         c."type", c."interval", c."lapses", c."flag", c."stability", c."difficulty", n."noteType", n."fields", \
         (SELECT group_concat(x, char(31)) FROM (SELECT t."name" AS x FROM "Note_tags" j JOIN "Tag" t ON t."pk" = j."target" \
         WHERE j."source" = n."pk" ORDER BY t."name")), \
-        n."pk", \(firstInvalidColumn(of: "Note", alias: "n", except: ["fields"])), \(firstInvalidColumn(of: "Card", alias: "c"))
+        n."pk", \(dueNoteCheck.columns), \(dueCardCheck.columns)
         """
+
+    /// The rules of the note (its `fields` apart) and of the card in ``dueColumns``, from index 17.
+    static let dueNoteCheck = RowValueCheck(table: "Note", alias: "n", except: ["fields"])
+    static let dueCardCheck = RowValueCheck(table: "Card", alias: "c")
 
     /// ``forEachStudyCard(in:decks:queues:dueAtMost:order:_:)`` reading each card's whole
     /// scheduling state and its note (one join by key, one tag lookup) as ``DueCardRow``s, in the
@@ -328,11 +332,12 @@ extension DeckStoreV2 {
             try scanStudyCards(db, extraColumns: dueColumns, joins: #"LEFT JOIN "Note" n ON n."pk" = c."note""#, decks: decks,
                                queues: queues, dueAtMost: dueAtMost, order: order,
                                screen: { statement in
-                                   if !statement.isNull(at: 16), !statement.isNull(at: 17) {
-                                       throw valueError(db, deck: deck, table: "Note", key: statement.int64(at: 16), column: statement.string(at: 17))
+                                   // (A card without its note has no note to check.)
+                                   if !statement.isNull(at: 16), let column = dueNoteCheck.firstInvalidColumn(statement, at: 17) {
+                                       throw valueError(db, deck: deck, table: "Note", key: statement.int64(at: 16), column: column)
                                    }
-                                   if !statement.isNull(at: 18) {
-                                       throw valueError(db, deck: deck, table: "Card", key: statement.int64(at: 0), column: statement.string(at: 18))
+                                   if let column = dueCardCheck.firstInvalidColumn(statement, at: 17 + dueNoteCheck.columnCount) {
+                                       throw valueError(db, deck: deck, table: "Card", key: statement.int64(at: 0), column: column)
                                    }
                                }) { row, statement in
                 try body(try dueRow(row, statement, db, deck: deck))

@@ -212,8 +212,12 @@ extension DeckDocument {
     /// The note's `fields` rule is left to ``row(_:_:details:)``, which parses them: a note whose
     /// fields it can't read as a JSON array of strings is checked by ``checkedFields(ofNote:_:)``.
     static let checkColumns = """
-        n."pk", \(DeckStoreV2.firstInvalidColumn(of: "Note", alias: "n", except: ["fields"])), \(DeckStoreV2.firstInvalidColumn(of: "Card", alias: "c")), t0."pk"
+        n."pk", \(noteCheck.columns), \(cardCheck.columns), t0."pk"
         """
+
+    /// The rules of the note (its `fields` apart) and of the card in ``checkColumns``.
+    static let noteCheck = DeckStoreV2.RowValueCheck(table: "Note", alias: "n", except: ["fields"])
+    static let cardCheck = DeckStoreV2.RowValueCheck(table: "Card", alias: "c")
 
     /// The columns of ``CardDetails``, after ``rowColumns`` (indexes 7 to 19).
     static let detailColumns = """
@@ -251,14 +255,15 @@ extension DeckDocument {
     /// were valid (nor formatting an infinite date); the rules are evaluated by the statement
     /// that reads the row (``checkColumns``, from index `first`), so rows still stream.
     private func checkValues(_ statement: Statement, _ db: Database, first: Int32) throws {
-        if !statement.isNull(at: first + 1) {
-            throw DeckStoreV2.valueError(db, deck: url, table: "Note", key: statement.int64(at: first), column: statement.string(at: first + 1))
+        let card = first + 1 + Self.noteCheck.columnCount, noteType = card + Self.cardCheck.columnCount
+        if let column = Self.noteCheck.firstInvalidColumn(statement, at: first + 1) {
+            throw DeckStoreV2.valueError(db, deck: url, table: "Note", key: statement.int64(at: first), column: column)
         }
-        if !statement.isNull(at: first + 2) {
-            throw DeckStoreV2.valueError(db, deck: url, table: "Card", key: statement.int64(at: 0), column: statement.string(at: first + 2))
+        if let column = Self.cardCheck.firstInvalidColumn(statement, at: card) {
+            throw DeckStoreV2.valueError(db, deck: url, table: "Card", key: statement.int64(at: 0), column: column)
         }
         if !statement.isText(at: 1) || CardKind(rawValue: statement.string(at: 1)) == nil {
-            throw DeckStoreV2.valueError(db, deck: url, table: "NoteType", key: statement.int64(at: first + 3), column: "kind")
+            throw DeckStoreV2.valueError(db, deck: url, table: "NoteType", key: statement.int64(at: noteType), column: "kind")
         }
     }
 
