@@ -19,7 +19,7 @@ public final class CardOrdinalCache {
     public let layout: NoteLayout
     /// The most patterns remembered (a layout of many fields could have a new one per note).
     public static let maximumPatterns = 1024
-    private var known: [UInt64: [Int]] = [:]
+    @exclusivity(unchecked) private var known: [UInt64: [Int]] = [:]
     private let remembers: Bool
 
     /// A cache for notes of `layout`.
