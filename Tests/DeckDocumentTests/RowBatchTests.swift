@@ -53,4 +53,43 @@ import Testing
             #expect(values == expected, "row \(row)")
         }
     }
+    /// A keyed batch stores the keys it is given, whether SQLite can assign them (consecutive,
+    /// from one above the largest) or not (a gap, keys above the next one, a key taken by a row
+    /// the batch did not write): SQLite assigns only the first kind.
+    @Test(arguments: [1, 4, 64])
+    func aKeyedBatchStoresTheKeysGiven(rowsPerStatement: Int) throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+        let batch = try RowBatch(db, table: "t", columns: ["k", "v"], rowValues: "(?, ?)", rowsPerStatement: rowsPerStatement, keyed: true)
+        func add(_ keys: some Sequence<Int64>) throws {
+            for key in keys {
+                batch.append(integer: key)
+                batch.append(text: "v\(key)")
+                try batch.endRow()
+            }
+            try batch.flush()
+        }
+        var expected: [Int64] = []
+        try add(1...100)                   // from an empty table: assigned
+        expected += 1...100
+        try add(200...260)                 // above the next key: given
+        expected += 200...260
+        try add(261...300)                 // the next keys again: assigned
+        expected += 261...300
+        try add([400, 402, 401, 403])      // not consecutive: given
+        expected += [400, 401, 402, 403]
+        try db.execute("INSERT INTO t VALUES (404, 'other')")
+        try add(405...410)                 // after a row written outside the batch: assigned
+        expected += [404] + Array(405...410)
+        try db.execute("DELETE FROM t WHERE k = 410")
+        try add(411...420)                 // the largest key deleted: given (SQLite would start at 410)
+        expected.removeLast()
+        expected += 411...420
+        let rows = try db.rows("SELECT k, v FROM t ORDER BY k")
+        #expect(rows.map { $0[0] } == expected.map { .integer($0) })
+        #expect(rows.allSatisfy { row in
+            guard case .integer(let key) = row[0], case .text(let value) = row[1] else { return false }
+            return value == (key == 404 ? "other" : "v\(key)")
+        })
+    }
 }

@@ -485,15 +485,15 @@ extension BulkImport {
         let made = try document.container.withDatabase(for: Note.self) { db in
             RecordStatements(
                 note: try RowBatch(db, table: "Note", columns: ["pk", "guid", "fields", "sortText", "created", "modified", "ankiID", "noteType"],
-                                   rowValues: "(?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement),
+                                   rowValues: "(?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement, keyed: true),
                 card: try RowBatch(db, table: "Card", columns: [
                     "pk", "ordinal", "type", "queue", "due", "interval", "easeFactor", "repetitions", "lapses", "remainingSteps",
                     "originalDue", "flag", "stability", "difficulty", "desiredRetention", "decay", "lastReview", "originalPosition",
                     "customData", "created", "modified", "ankiID", "ankiOptions", "note", "deck", "originalDeck",
-                ], rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement),
+                ], rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement, keyed: true),
                 review: try RowBatch(db, table: "Review", columns: ["pk", "time", "rating", "interval", "lastInterval", "easeFactor",
                                                                     "duration", "kind", "ankiID", "card"],
-                                     rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement))
+                                     rowValues: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rowsPerStatement: rowsPerStatement, keyed: true))
         }
         records = made
         return made

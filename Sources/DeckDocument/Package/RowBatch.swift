@@ -18,6 +18,13 @@ import SQLite
 /// The pending texts and blobs are kept as bytes, one after the other in one buffer, and bound
 /// from it without SQLite's copy (``Statement/bind(unsafeUTF8:at:)``): the buffer is not changed
 /// while a group is written, and every run of a statement binds each of its parameters first.
+///
+/// A batch made `keyed` holds rows whose first value is the table's `INTEGER PRIMARY KEY`. When
+/// a group's keys are the ones SQLite would give (consecutive, from one above the table's
+/// largest key: an import's keys, taken under its write lock), they are bound NULL and SQLite
+/// assigns them, then the last is checked. An explicit key costs SQLite a seek from the root
+/// to make sure no row has it, before the insert (a quarter of a card insert's time, measured
+/// with the sqlite3 CLI); an assigned one is appended where the last row went.
 final class RowBatch {
     /// A pending value: what ``SQLValue`` holds, with texts and blobs as a range of ``bytes``
     /// (trivial to copy and to drop: no reference counting per value).
@@ -35,6 +42,9 @@ final class RowBatch {
     let rowsPerStatement: Int
     private let one: Statement
     private let many: Statement
+    /// A keyed batch's `SELECT max(rowid)` of its table; nil for other batches.
+    private let largestKey: Statement?
+    private let db: Database
     /// The pending rows' values and bytes.
     private var pending = Pending()
     /// The pending rows' values, row after row.
@@ -88,7 +98,9 @@ final class RowBatch {
     /// parenthesised values of one row, with a `?` for each of ``width`` parameters (constants
     /// may stand for the other columns).
     init(_ db: Database, verb: String = "INSERT OR FAIL", table: String, columns: [String], rowValues: String,
-         rowsPerStatement: Int? = nil) throws {
+         rowsPerStatement: Int? = nil, keyed: Bool = false) throws {
+        self.db = db
+        largestKey = keyed ? try db.prepare("SELECT max(\"rowid\") FROM \(quoteIdentifier(table))") : nil
         width = rowValues.utf8.count(where: { $0 == UInt8(ascii: "?") })
         // SQLite takes at most 32,766 parameters per statement; a few hundred rows gain nothing more.
         let rows = max(1, min(rowsPerStatement ?? (width <= 4 ? 256 : 64), 32_766 / max(width, 1)))
@@ -168,9 +180,17 @@ final class RowBatch {
     /// Binds `rowValues` to the parameters of `statement` in order and runs it; the texts are
     /// bound in place, valid while ``bytes`` does not change (during this call).
     private func write(_ rowValues: ArraySlice<Value>, with statement: Statement) throws(DatabaseError) {
+        let assignedThrough = try keysSQLiteAssigns(rowValues)
         let result: Result<Void, DatabaseError> = pending.bytes.withUnsafeBufferPointer { buffer in
             var parameter: Int32 = 1
+            var column = 0
             for value in rowValues {
+                defer { column = column + 1 == width ? 0 : column + 1 }
+                if column == 0, assignedThrough != nil {
+                    statement.bindNull(at: parameter)
+                    parameter += 1
+                    continue
+                }
                 switch value {
                 case .null: statement.bindNull(at: parameter)
                 case .integer(let v): statement.bind(int64: v, at: parameter)
@@ -185,5 +205,26 @@ final class RowBatch {
             return Result { () throws(DatabaseError) in try statement.execute() }
         }
         try result.get()
+        if let assignedThrough, db.lastInsertRowID != assignedThrough {
+            // Not reached while the import holds the write lock; the import is undone whole.
+            throw DatabaseError(extendedCode: 1, message: "rows were given keys through \(db.lastInsertRowID), not \(assignedThrough)")
+        }
+    }
+
+    /// The last key of `rowValues` when SQLite would give their rows the keys they hold (a keyed
+    /// batch, consecutive keys from one above the table's largest), else nil.
+    private func keysSQLiteAssigns(_ rowValues: ArraySlice<Value>) throws(DatabaseError) -> Int64? {
+        guard let largestKey, case .integer(let first)? = rowValues.first else { return nil }
+        let rows = rowValues.count / width
+        guard rows > 0, first > 0, first <= Int64.max - Int64(rows) else { return nil }
+        var index = rowValues.startIndex
+        for row in 0..<rows {
+            guard case .integer(let key) = rowValues[index], key == first + Int64(row) else { return nil }
+            index += width
+        }
+        defer { largestKey.reset() }
+        guard try largestKey.step() else { return nil }
+        let largest = largestKey.isNull(at: 0) ? 0 : largestKey.int64(at: 0)
+        return first == largest + 1 ? first + Int64(rows) - 1 : nil
     }
 }
