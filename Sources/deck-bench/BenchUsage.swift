@@ -56,6 +56,7 @@ enum BenchUsage {
               deck-bench profile-csv <file.csv>            a CSV import into a new deck, in process
               deck-bench migration [rows]                  the lightweight migration alone
               deck-bench apkg-read <package>               the reading side of an apkg import, timed per step
+              deck-bench profile-apkg <package>            an apkg import into a new deck, in process, for callgrind
               deck-bench study-deck <cards> <deck>         the study section's deck, kept; prints review cards due today
               deck-bench profile-answer <deck> <n>         n answers through the library on such a deck, per answer
 

@@ -18,6 +18,7 @@ import Interchange
 //   deck-bench profile-csv <file.csv>          a CSV import into a new deck, in process, for callgrind
 //   deck-bench migration [rows]                the lightweight migration alone
 //   deck-bench apkg-read <package>             the reading side of an apkg import alone, timed per step
+//   deck-bench profile-apkg <package>          an apkg import into a new deck, in process
 //   deck-bench study-deck <cards> <deck>       the study section's deck, kept; prints review cards due today
 //   deck-bench profile-answer <deck> <n>       n answers through the library on such a deck
 
@@ -72,6 +73,13 @@ case "profile-csv" where arguments.count == 2:
     let report = try DeckTextImporter().importFile(at: URL(fileURLWithPath: arguments[1]), into: deck)
     try deck.close()
     print(report.cardsAdded)
+    exit(0)
+case "profile-apkg" where arguments.count == 2:
+    // `deck import` of an Anki package into a new deck, in this process (for callgrind).
+    let scratch = try Scratch()
+    let deck = try DeckDocument.create(at: scratch.file("profile.sampledeck"), title: "Profile")
+    _ = try AnkiImporter().importPackage(at: URL(fileURLWithPath: arguments[1]), into: deck)
+    try deck.close()
     exit(0)
 case "apkg-read" where arguments.count == 2:
     try ApkgReadBench.run(arguments[1])
