@@ -24,57 +24,78 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let model = ModelClass(declaration, attribute: node, context: context) else { return [] }
-        var members: [DeclSyntax] = model.storageDeclarations()
-        let lines = model.metadataLines(context: context)
-        let type = "[Persistence.Schema.PropertyMetadata]"
-        let body = lines.isEmpty ? "[]" : "[\n" + lines.map { "    \($0)," }.joined(separator: "\n") + "\n]"
-        if !model.declares("schemaMetadata") {
-            if model.isFinal && !model.isSubclass {
-                members.append("\(raw: model.access)static let schemaMetadata: \(raw: type) = \(raw: body)")
-            } else {
-                members.append("private static let _$schemaMetadata: \(raw: type) = \(raw: body)")
-                let inherited = model.isSubclass ? "super.schemaMetadata + " : ""
-                let override = model.isSubclass ? "override " : ""
-                members.append("\(raw: model.overridableAccess)\(raw: override)class var schemaMetadata: \(raw: type) { \(raw: inherited)\(raw: model.name)._$schemaMetadata }")
-            }
-        }
-        if !model.isSubclass && !model.declares("persistentBackingData") {
-            members.append("\(raw: model.access)let persistentBackingData = Persistence.BackingData()")
-        }
-        if !model.declaresEmptyInitializer {
-            if model.isSubclass {
-                // A subclass that declares no initializer inherits `init()` (and the others).
-                if model.declaresInitializer {
-                    members.append("\(raw: model.access)required init() { super.init() }")
-                }
-            } else {
-                members.append("\(raw: model.access)\(raw: model.isFinal ? "" : "required ")init() {}")
-            }
-        }
-        return members
+        memberSources(of: declaration, in: context).map { DeclSyntax("\(raw: $0)") }
     }
 
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
-              PropertyAnalysis.analyze(variable) != nil,
-              !PropertyAnalysis.hasAttribute(variable, named: "_PersistedProperty") else { return [] }
-        return ["@_PersistedProperty"]
+        memberAttributeSources(attachedTo: declaration, member: member).map { AttributeSyntax("\(raw: $0)") }
     }
 
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
+        extensionSources(attachedTo: declaration, type: type.trimmedDescription, conformingTo: protocols.map(\.trimmedDescription))
+            .map { DeclSyntax("\(raw: $0)").cast(ExtensionDeclSyntax.self) }
+    }
+
+    // The expansions as source text: swift-syntax parses them into the nodes above, and the
+    // plugin's fast path (`ModelPluginMessageHandler`) sends them to the compiler as they are,
+    // since the compiler only reads the text back.
+
+    /// The members added to the class: backing storage, `schemaMetadata`,
+    /// `persistentBackingData`, `init()`.
+    static func memberSources(of declaration: some DeclGroupSyntax, in context: some MacroExpansionContext) -> [String] {
+        guard let model = ModelClass(declaration, context: context) else { return [] }
+        var members = model.storageDeclarations()
+        let lines = model.metadataLines(context: context)
+        let type = "[Persistence.Schema.PropertyMetadata]"
+        let body = lines.isEmpty ? "[]" : "[\n" + lines.map { "    \($0)," }.joined(separator: "\n") + "\n]"
+        if !model.declares("schemaMetadata") {
+            if model.isFinal && !model.isSubclass {
+                members.append("\(model.access)static let schemaMetadata: \(type) = \(body)")
+            } else {
+                members.append("private static let _$schemaMetadata: \(type) = \(body)")
+                let inherited = model.isSubclass ? "super.schemaMetadata + " : ""
+                let override = model.isSubclass ? "override " : ""
+                members.append("\(model.overridableAccess)\(override)class var schemaMetadata: \(type) { \(inherited)\(model.name)._$schemaMetadata }")
+            }
+        }
+        if !model.isSubclass && !model.declares("persistentBackingData") {
+            members.append("\(model.access)let persistentBackingData = Persistence.BackingData()")
+        }
+        if !model.declaresEmptyInitializer {
+            if model.isSubclass {
+                // A subclass that declares no initializer inherits `init()` (and the others).
+                if model.declaresInitializer {
+                    members.append("\(model.access)required init() { super.init() }")
+                }
+            } else {
+                members.append("\(model.access)\(model.isFinal ? "" : "required ")init() {}")
+            }
+        }
+        return members
+    }
+
+    /// `@_PersistedProperty` on a stored property of the class (nothing on other members).
+    static func memberAttributeSources(attachedTo declaration: some DeclGroupSyntax, member: some DeclSyntaxProtocol) -> [String] {
+        guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+              PropertyAnalysis.analyze(variable) != nil,
+              !PropertyAnalysis.hasAttribute(variable, named: "_PersistedProperty") else { return [] }
+        return ["@_PersistedProperty"]
+    }
+
+    /// The extension adding the conformances the compiler asks for (`type` and `protocols`
+    /// as written).
+    static func extensionSources(attachedTo declaration: some DeclGroupSyntax, type: String, conformingTo protocols: [String]) -> [String] {
         // A model subclass inherits both conformances (the compiler asks for none then, and
         // the syntax says so even when it is asked).
         guard let model = declaration.as(ClassDeclSyntax.self), !protocols.isEmpty,
               !(model.inheritanceClause?.inheritedTypes.first.map { ModelClass.isSuperclass($0.type) } ?? false) else { return [] }
-        let list = protocols.map { $0.trimmedDescription }.joined(separator: ", ")
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: list) {}")]
+        return ["extension \(type): \(protocols.joined(separator: ", ")) {}"]
     }
 }
 
@@ -89,7 +110,7 @@ struct ModelClass {
     /// The same for an overridable member of an open class.
     let overridableAccess: String
 
-    init?(_ group: some DeclGroupSyntax, attribute: AttributeSyntax, context: some MacroExpansionContext) {
+    init?(_ group: some DeclGroupSyntax, context: some MacroExpansionContext) {
         guard let declaration = group.as(ClassDeclSyntax.self) else {
             Self.diagnoseNotAClass(group, context: context)
             return nil
@@ -138,7 +159,7 @@ struct ModelClass {
     private var members: [DeclSyntax] { declaration.memberBlock.members.map(\.decl) }
 
     /// The backing storage of every stored attribute, in declaration order.
-    func storageDeclarations() -> [DeclSyntax] {
+    func storageDeclarations() -> [String] {
         members.compactMap { member in
             guard let variable = member.as(VariableDeclSyntax.self) else { return nil }
             return PropertyAnalysis.analyze(variable)?.storageDeclaration()

@@ -13,6 +13,11 @@ public struct PersistedPropertyMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
+        accessorSources(of: declaration, in: context).map { AccessorDeclSyntax("\(raw: $0)") }
+    }
+
+    /// The accessors as source text (see ``ModelMacro/memberSources(of:in:)``).
+    static func accessorSources(of declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext) -> [String] {
         PropertyAnalysis.analyze(declaration)?.accessors(root: ModelClass.keyPathRoot(in: context), inSubclass: ModelClass.isInSubclass(context)) ?? []
     }
 }

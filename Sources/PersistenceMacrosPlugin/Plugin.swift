@@ -35,9 +35,11 @@ struct PersistenceMacrosPlugin: PluginProvider {
 /// request although none of these macros reads it): it is dropped before the request is
 /// handed on. `@Attribute`, `@Relationship` and `@Transient` expand to nothing whatever their
 /// arguments (`@Model` reads them from the property's syntax), so their requests are answered
-/// at once, without parsing the property, the attribute and the class around it.
+/// at once, without parsing the property, the attribute and the class around it; `@Model`'s
+/// and `@_PersistedProperty`'s are answered with their text (``TextExpansion``).
 final class ModelPluginMessageHandler: PluginMessageHandler {
     let base: PluginProviderMessageHandler<PersistenceMacrosPlugin>
+    let text = TextExpansion()
 
     init(_ base: PluginProviderMessageHandler<PersistenceMacrosPlugin>) {
         self.base = base
@@ -50,8 +52,15 @@ final class ModelPluginMessageHandler: PluginMessageHandler {
             // A compiler that sends the lexical context takes the one-string result
             // (`expandMacroResult`, older than the lexical context); to an older one the
             // request goes through swift-syntax, which answers in the form it expects.
-            if macro.typeName == "MarkerMacro", lexicalContext != nil {
-                return .expandMacroResult(expandedSource: "", diagnostics: [])
+            if let lexicalContext {
+                if macro.typeName == "MarkerMacro" {
+                    return .expandMacroResult(expandedSource: "", diagnostics: [])
+                }
+                if let source = text.expand(
+                    macro: macro.typeName, role: role, declaration: declaration.source, lexicalContext: lexicalContext.map(\.source),
+                    extendedType: extendedType?.source, conformances: conformances?.source) {
+                    return .expandMacroResult(expandedSource: source, diagnostics: [])
+                }
             }
             return base.handleMessage(.expandAttachedMacro(
                 macro: macro, macroRole: role, discriminator: discriminator, attributeSyntax: attribute,

@@ -59,26 +59,26 @@ struct PersistedProperty {
         }
     }
 
-    /// The backing storage's declaration (`private var _front: String = ""`), nil for a
-    /// relationship (its contents live in the backing data).
-    func storageDeclaration() -> DeclSyntax? {
+    /// The backing storage's declaration (`private var _front: String = ""`), as source
+    /// text; nil for a relationship (its contents live in the backing data).
+    func storageDeclaration() -> String? {
         if case .relationship = kind { return nil }
         let storageName = "_\(name)"
         // No marker macro (`@Transient`) to keep `@Model` off it: every attached macro is one
         // more request to the plugin per property; `analyze` skips this shape instead.
         let attributes = "@exclusivity(unchecked) private var"
         if let initializer {
-            if let type { return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = \(initializer.trimmed)" }
-            return "\(raw: attributes) \(raw: storageName) = \(initializer.trimmed)"
+            if let type { return "\(attributes) \(storageName): \(type.trimmedDescription) = \(initializer.trimmedDescription)" }
+            return "\(attributes) \(storageName) = \(initializer.trimmedDescription)"
         }
         guard let type else { return nil }
-        if usesUnwrappedStorage { return "\(raw: attributes) \(raw: storageName): \(type.trimmed)? = nil" }
+        if usesUnwrappedStorage { return "\(attributes) \(storageName): \(type.trimmedDescription)? = nil" }
         if case .attribute(let known) = kind, let placeholder = known.placeholder {
-            return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = \(raw: placeholder)"
+            return "\(attributes) \(storageName): \(type.trimmedDescription) = \(placeholder)"
         }
-        if isOptional(type) { return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = nil" }
-        if isDictionary(type) { return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = [:]" }
-        return "\(raw: attributes) \(raw: storageName): \(type.trimmed) = []"
+        if isOptional(type) { return "\(attributes) \(storageName): \(type.trimmedDescription) = nil" }
+        if isDictionary(type) { return "\(attributes) \(storageName): \(type.trimmedDescription) = [:]" }
+        return "\(attributes) \(storageName): \(type.trimmedDescription) = []"
     }
 
     /// The schema line for `schemaMetadata` (nil for an ephemeral attribute).
@@ -134,7 +134,7 @@ struct PersistedProperty {
         }
     }
 
-    /// The accessors of the public property. `root` is the class's name for key paths
+    /// The accessors of the public property, as source text. `root` is the class's name for key paths
     /// written with their root (`\Card.front`: nothing for the type checker to infer); nil
     /// for a generic class, whose key paths keep the inferred root (`\.front`).
     ///
@@ -143,10 +143,10 @@ struct PersistedProperty {
     /// a placeholder, so the model is initialized before the initializer's first statement
     /// and `self.front = front` calls the setter; the accessor would be one more function per
     /// attribute to type-check and compile that nothing calls.
-    func accessors(root: String?, inSubclass: Bool) -> [AccessorDeclSyntax] {
+    func accessors(root: String?, inSubclass: Bool) -> [String] {
         let keyPath = "\\\(root ?? "").\(name)"
         let storageName = "_\(name)"
-        var result: [AccessorDeclSyntax] = []
+        var result: [String] = []
         // A transformable property is an attribute whatever its type: its accessors go
         // straight to the storage, as a known type's do.
         let kind = isTransformable ? .attribute(KnownType(isColumnValue: false, placeholder: nil)) : self.kind
@@ -159,36 +159,36 @@ struct PersistedProperty {
             // One call each, named after the shape of the type as written: no overloads to
             // try, one key path instead of three in a setter.
             let shape = isArrayType ? "ToMany" : isOptionalArrayType ? "ToManyOptional" : isOptionalType ? "ToOptional" : "ToOne"
-            result.append("get { self._$get\(raw: shape)(\(raw: keyPath)) }")
-            result.append("set { self._$set\(raw: shape)(\(raw: keyPath), newValue) }")
+            result.append("get { self._$get\(shape)(\(keyPath)) }")
+            result.append("set { self._$set\(shape)(\(keyPath), newValue) }")
         case .attribute where !usesUnwrappedStorage:
             if initializer != nil || inSubclass {
                 result.append("""
-                    @storageRestrictions(initializes: \(raw: storageName))
+                    @storageRestrictions(initializes: \(storageName))
                     init(initialValue) {
-                        self.\(raw: storageName) = initialValue
+                        self.\(storageName) = initialValue
                     }
                     """)
             }
             result.append("""
                 get {
-                    self._$access(\(raw: keyPath))
-                    return self.\(raw: storageName)
+                    self._$access(\(keyPath))
+                    return self.\(storageName)
                 }
                 """)
-            result.append("set { self._$write(\(raw: keyPath), newValue, &self.\(raw: storageName)) }")
+            result.append("set { self._$write(\(keyPath), newValue, &self.\(storageName)) }")
         case .attribute, .undecided:
             let unwrapped = usesUnwrappedStorage ? "Unwrapped" : ""
             if initializer != nil {
                 result.append("""
-                    @storageRestrictions(initializes: \(raw: storageName))
+                    @storageRestrictions(initializes: \(storageName))
                     init(initialValue) {
-                        self.\(raw: storageName) = initialValue
+                        self.\(storageName) = initialValue
                     }
                     """)
             }
-            result.append("get { self._$get\(raw: unwrapped)(\(raw: keyPath), self.\(raw: storageName)) }")
-            result.append("set { self._$set\(raw: unwrapped)(\(raw: keyPath), newValue, storage: \\\(raw: root ?? "")._\(raw: name)) }")
+            result.append("get { self._$get\(unwrapped)(\(keyPath), self.\(storageName)) }")
+            result.append("set { self._$set\(unwrapped)(\(keyPath), newValue, storage: \\\(root ?? "")._\(name)) }")
         }
         return result
     }
