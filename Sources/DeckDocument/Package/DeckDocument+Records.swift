@@ -395,7 +395,7 @@ extension BulkImport {
         guard note.fields.count <= fieldCount else {
             throw NoteInputError("note \(note.guid) has \(note.fields.count) fields, its note type \(fieldCount)")
         }
-        let values = note.fields + Array(repeating: "", count: fieldCount - note.fields.count)
+        let values = note.fields.count == fieldCount ? note.fields : note.fields + Array(repeating: "", count: fieldCount - note.fields.count)
         let statements = try recordStatements()
         let noteKey = nextNote
         nextNote += 1
@@ -413,6 +413,7 @@ extension BulkImport {
         referNoteType(note.noteType)
         for card in note.cards { try insertRecordCard(card, note: noteKey) }
         var tagKeys: [Int64] = []
+        tagKeys.reserveCapacity(note.tags.count)
         for tag in note.tags {
             if let key = try tagKey(tag), !tagKeys.contains(key) { tagKeys.append(key) }
         }
