@@ -88,8 +88,8 @@ extension DeckStoreV2 {
                     sqlRules[rule.column] = index
                 }
             }
-            // Columns with a native rule are left out of the SQL expression (their other rules too:
-            // a column has one rule of each kind at most, checked by RowValueCheckTests).
+            // Columns with a native rule are left out of the SQL expression: each column has
+            // one rule (RowValueCheckTests checks it), so nothing else of theirs is lost.
             let nativeColumns = Set(natives.map(\.column))
             let sql = DeckStoreV2.firstInvalidColumn(of: table, alias: alias, except: excluded.union(nativeColumns))
             columns = ([sql] + natives.map { "\(alias).\(quoteIdentifier($0.column))" }).joined(separator: ", ")

@@ -165,9 +165,7 @@ extension ModelContext {
             }
             try container.store(for: destination).withDatabase { db in
                 do {
-                    // One owner is the lazy load of a relationship, again and again with one
-                    // shape (a note's cards for each card studied): compiled once.
-                    let statement = chunk.count == 1 ? try db.cachedStatement(sql) : try db.prepare(sql)
+                    let statement = try keyedLoadStatement(db, sql, keys: chunk.count)
                     defer { statement.reset() }
                     try statement.bind(chunk.map { .integer($0) })
                     let ownerColumn = Int32(table.selectColumns.count)
@@ -285,6 +283,13 @@ extension ModelContext {
         }
     }
 
+    /// The statement of a load by `keys` keys: cached for one (the lazy load of one model's
+    /// relationship, again and again with one shape: a note's cards for each card studied),
+    /// compiled for more (a statement per count would fill the cache).
+    private func keyedLoadStatement(_ db: Database, _ sql: String, keys: Int) throws(DatabaseError) -> Statement {
+        keys == 1 ? try db.cachedStatement(sql) : try db.prepare(sql)
+    }
+
     /// Registers the rows with these keys (one query per 500 keys).
     func fetchRows(entity: Schema.Entity, primaryKeys: [Int64]) throws {
         let table = entity.rootEntity
@@ -295,9 +300,7 @@ extension ModelContext {
                 + " FROM \(quoteIdentifier(table.tableName)) t0 WHERE t0.\"pk\" IN (" + chunk.map { _ in "?" }.joined(separator: ",") + ")"
             try container.store(for: entity).withDatabase { db in
                 do {
-                    // One owner is the lazy load of a relationship, again and again with one
-                    // shape (a note's cards for each card studied): compiled once.
-                    let statement = chunk.count == 1 ? try db.cachedStatement(sql) : try db.prepare(sql)
+                    let statement = try keyedLoadStatement(db, sql, keys: chunk.count)
                     defer { statement.reset() }
                     try statement.bind(chunk.map { .integer($0) })
                     while try statement.step() { _ = try materialize(statement, table: table) }
